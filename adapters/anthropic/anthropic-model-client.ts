@@ -1,0 +1,95 @@
+import Anthropic from "@anthropic-ai/sdk";
+import { ModelError } from "../../src/errors.js";
+import type { ModelClient, ModelRequest, ModelResponse, TextBlock, ToolUseBlock } from "../../src/ports/model-client.js";
+
+export interface AnthropicModelClientOptions {
+  apiKey: string;
+  model: string;
+  baseURL?: string;
+  maxRetries?: number;
+  timeoutMs?: number;
+}
+
+const CACHE = { type: "ephemeral" } as const;
+
+/** The ModelClient on the real Anthropic SDK: streaming, prompt caching, the SDK's own retries. */
+export class AnthropicModelClient implements ModelClient {
+  private readonly client: Anthropic;
+
+  constructor(private readonly options: AnthropicModelClientOptions) {
+    this.client = new Anthropic({
+      apiKey: options.apiKey,
+      ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+      maxRetries: options.maxRetries ?? 2,
+      timeout: options.timeoutMs ?? 10 * 60 * 1000,
+    });
+  }
+
+  async createMessage(request: ModelRequest, signal?: AbortSignal): Promise<ModelResponse> {
+    const tools = request.tools.map((tool, index) => ({
+      name: tool.name,
+      description: tool.description,
+      input_schema: tool.inputSchema as Anthropic.Tool.InputSchema,
+      // One breakpoint after the last tool caches the whole tool list.
+      ...(index === request.tools.length - 1 ? { cache_control: CACHE } : {}),
+    }));
+    const messages = request.messages.map((message, index) => {
+      const content = message.content.map((block) => ({ ...block }) as Anthropic.ContentBlockParam);
+      // A breakpoint on the newest message lets the next call reuse the whole prefix.
+      const last = content.at(-1);
+      if (index === request.messages.length - 1 && last && last.type !== "thinking" && last.type !== "redacted_thinking") {
+        Object.assign(last, { cache_control: CACHE });
+      }
+      return { role: message.role, content };
+    });
+    try {
+      const stream = this.client.messages.stream(
+        {
+          model: this.options.model,
+          max_tokens: request.maxTokens,
+          system: [{ type: "text", text: request.system, cache_control: CACHE }],
+          tools,
+          messages,
+        },
+        signal ? { signal } : {},
+      );
+      const message = await stream.finalMessage();
+      const content = message.content.flatMap((block): Array<TextBlock | ToolUseBlock> => {
+        if (block.type === "text") return [{ type: "text", text: block.text }];
+        if (block.type === "tool_use") return [{ type: "tool_use", id: block.id, name: block.name, input: block.input }];
+        return [];
+      });
+      return {
+        content,
+        stopReason: message.stop_reason ?? "end_turn",
+        usage: {
+          inputTokens: message.usage.input_tokens,
+          outputTokens: message.usage.output_tokens,
+          cacheReadTokens: message.usage.cache_read_input_tokens ?? 0,
+          cacheWriteTokens: message.usage.cache_creation_input_tokens ?? 0,
+        },
+      };
+    } catch (error) {
+      throw toModelError(error);
+    }
+  }
+}
+
+function toModelError(error: unknown): ModelError {
+  if (error instanceof Anthropic.APIConnectionError)
+    return new ModelError("the model provider could not be reached (connection error or timeout)", undefined, { cause: error });
+  if (error instanceof Anthropic.APIError) {
+    const status = error.status;
+    const what =
+      status === 429
+        ? "rate limited"
+        : status === 529
+          ? "overloaded"
+          : status !== undefined && status >= 500
+            ? `server error ${status}`
+            : `error ${status ?? "in stream"}`;
+    // The SDK's message can echo the request; keep only the provider's short reason.
+    return new ModelError(`the model provider answered ${what} after retries`, status, { cause: error });
+  }
+  return new ModelError(`the model call failed: ${error instanceof Error ? error.message : String(error)}`, undefined, { cause: error });
+}

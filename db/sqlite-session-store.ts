@@ -1,0 +1,339 @@
+import type Database from "better-sqlite3";
+import type { ChatMessage } from "../src/ports/model-client.js";
+import type {
+  Ask,
+  AskResolution,
+  AuditEntry,
+  ConversationRef,
+  NewSession,
+  Session,
+  SessionStatus,
+  SessionStore,
+  StartOrQueue,
+  Step,
+  StepResult,
+} from "../src/ports/session-store.js";
+import { conversationKey } from "../src/ports/session-store.js";
+import {
+  checkVersion,
+  RECORD_VERSION,
+  readAnswer,
+  readContent,
+  readSiblingResults,
+  readSpec,
+  writeContent,
+  writeSpec,
+} from "../src/store/records.js";
+import { openDatabase } from "./open-database.js";
+
+interface SessionRow {
+  id: string;
+  v: number;
+  platform: string;
+  workspace: string;
+  channel: string;
+  thread: string;
+  owner_id: string;
+  status: SessionStatus;
+  last_outcome: Session["lastOutcome"];
+  last_error: string | null;
+  turn_count: number;
+  turn_asks: number;
+  turn_iterations: number;
+  recovery_attempts: number;
+  stop_requested: number;
+  message_count: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  created_at: number;
+  updated_at: number;
+}
+
+interface AskRow {
+  id: string;
+  v: number;
+  session_id: string;
+  tool_use_id: string;
+  spec: string;
+  status: Ask["status"];
+  sibling_results: string;
+  card_ref: string | null;
+  deadline: number;
+  answer: string | null;
+  answered_by: string | null;
+  created_at: number;
+  ended_at: number | null;
+}
+
+/** The SessionStore on one SQLite file. Statements are prepared once; every method is one transaction. */
+export class SqliteSessionStore implements SessionStore {
+  readonly db: Database.Database;
+  private readonly statements;
+
+  constructor(pathOrDatabase: string | Database.Database) {
+    this.db = typeof pathOrDatabase === "string" ? openDatabase(pathOrDatabase) : pathOrDatabase;
+    const db = this.db;
+    this.statements = {
+      claimEvent: db.prepare("INSERT OR IGNORE INTO processed_events (event_id, at) VALUES (?, ?)"),
+      insertSession: db.prepare(
+        `INSERT OR IGNORE INTO sessions (id, v, conversation_key, platform, workspace, channel, thread, owner_id, status, created_at, updated_at)
+         VALUES (@id, ${RECORD_VERSION}, @key, @platform, @workspace, @channel, @thread, @owner, 'idle', @now, @now)`,
+      ),
+      sessionById: db.prepare<[string], SessionRow>("SELECT * FROM sessions WHERE id = ?"),
+      sessionByKey: db.prepare<[string], SessionRow>("SELECT * FROM sessions WHERE conversation_key = ?"),
+      sessionsByStatus: db.prepare<[string], SessionRow>("SELECT * FROM sessions WHERE status = ? ORDER BY updated_at"),
+      messages: db.prepare<[string], { v: number; role: ChatMessage["role"]; content: string }>(
+        "SELECT v, role, content FROM messages WHERE session_id = ? ORDER BY seq",
+      ),
+      insertMessage: db.prepare(`INSERT INTO messages (session_id, seq, v, role, content) VALUES (?, ?, ${RECORD_VERSION}, ?, ?)`),
+      beginTurn: db.prepare(
+        `UPDATE sessions SET status = 'running', turn_count = turn_count + 1, turn_asks = 0, turn_iterations = 0,
+           stop_requested = 0, last_error = NULL, message_count = message_count + ?, updated_at = ? WHERE id = ?`,
+      ),
+      queue: db.prepare(`INSERT INTO queued_messages (session_id, v, content) VALUES (?, ${RECORD_VERSION}, ?)`),
+      queued: db.prepare<[string], { id: number; v: number; content: string }>(
+        "SELECT id, v, content FROM queued_messages WHERE session_id = ? ORDER BY id",
+      ),
+      dequeue: db.prepare("DELETE FROM queued_messages WHERE session_id = ?"),
+      step: db.prepare(
+        `UPDATE sessions SET message_count = message_count + @added, turn_iterations = turn_iterations + 1,
+           input_tokens = input_tokens + @input, output_tokens = output_tokens + @output,
+           cache_read_tokens = cache_read_tokens + @cacheRead, cache_write_tokens = cache_write_tokens + @cacheWrite,
+           updated_at = @now WHERE id = @id`,
+      ),
+      suspend: db.prepare("UPDATE sessions SET status = 'waiting', turn_asks = turn_asks + 1, last_outcome = 'suspended' WHERE id = ?"),
+      endTurn: db.prepare(
+        "UPDATE sessions SET status = @status, last_outcome = @outcome, last_error = @error, recovery_attempts = 0 WHERE id = @id",
+      ),
+      insertAsk: db.prepare(
+        `INSERT INTO asks (id, v, session_id, tool_use_id, spec, status, sibling_results, deadline, created_at)
+         VALUES (@id, ${RECORD_VERSION}, @sessionId, @toolUseId, @spec, 'pending', @siblings, @deadline, @now)`,
+      ),
+      askById: db.prepare<[string], AskRow>("SELECT * FROM asks WHERE id = ?"),
+      pendingAsk: db.prepare<[string], AskRow>("SELECT * FROM asks WHERE session_id = ? AND status = 'pending' LIMIT 1"),
+      claimAsk: db.prepare(
+        `UPDATE asks SET status = @status, answer = @answer, answered_by = @by, ended_at = @now
+         WHERE id = @id AND status = 'pending'`,
+      ),
+      resumeSession: db.prepare(
+        `UPDATE sessions SET status = @status, message_count = message_count + 1, last_outcome = COALESCE(@outcome, last_outcome),
+           updated_at = @now WHERE id = @id`,
+      ),
+      setCardRef: db.prepare("UPDATE asks SET card_ref = ? WHERE id = ?"),
+      unposted: db.prepare<[], AskRow>("SELECT * FROM asks WHERE status = 'pending' AND card_ref IS NULL ORDER BY created_at"),
+      expired: db.prepare<[number, number], AskRow>(
+        "SELECT * FROM asks WHERE status = 'pending' AND deadline <= ? ORDER BY deadline LIMIT ?",
+      ),
+      requestStop: db.prepare("UPDATE sessions SET stop_requested = 1 WHERE id = ?"),
+      countRecovery: db.prepare<[string], { recovery_attempts: number }>(
+        "UPDATE sessions SET recovery_attempts = recovery_attempts + 1 WHERE id = ? RETURNING recovery_attempts",
+      ),
+      audit: db.prepare("INSERT INTO audit (at, actor, action, target, outcome) VALUES (@at, @actor, @action, @target, @outcome)"),
+    };
+  }
+
+  async claimEvent(eventId: string, now: number): Promise<boolean> {
+    return this.statements.claimEvent.run(eventId, now).changes === 1;
+  }
+
+  async createSession(input: NewSession): Promise<Session> {
+    const { conversation } = input;
+    const key = conversationKey(conversation);
+    this.statements.insertSession.run({ id: input.id, key, ...conversation, owner: input.ownerId, now: input.now });
+    // INSERT OR IGNORE: a concurrent creator for the same thread wins, and both read the one row.
+    return toSession(this.statements.sessionByKey.get(key)!);
+  }
+
+  async getSession(id: string): Promise<Session | undefined> {
+    const row = this.statements.sessionById.get(id);
+    return row ? toSession(row) : undefined;
+  }
+
+  async findSession(conversation: ConversationRef): Promise<Session | undefined> {
+    const row = this.statements.sessionByKey.get(conversationKey(conversation));
+    return row ? toSession(row) : undefined;
+  }
+
+  async loadMessages(sessionId: string): Promise<ChatMessage[]> {
+    return this.statements.messages.all(sessionId).map((row) => {
+      checkVersion("message", row.v);
+      return { role: row.role, content: readContent(row.content) };
+    });
+  }
+
+  async startTurnOrQueue(sessionId: string, message: ChatMessage | null, now: number): Promise<StartOrQueue> {
+    return this.db
+      .transaction((): StartOrQueue => {
+        const row = this.statements.sessionById.get(sessionId);
+        if (!row) throw new Error(`no session ${sessionId}`);
+        if (row.status === "waiting") return "waiting";
+        if (row.status === "running") {
+          if (message) this.statements.queue.run(sessionId, writeContent(message.content));
+          return "queued";
+        }
+        if (message) this.statements.insertMessage.run(sessionId, row.message_count, message.role, writeContent(message.content));
+        this.statements.beginTurn.run(message ? 1 : 0, now, sessionId);
+        return "started";
+      })
+      .immediate();
+  }
+
+  async commitStep(sessionId: string, step: Step): Promise<StepResult> {
+    return this.db
+      .transaction((): StepResult => {
+        const row = this.statements.sessionById.get(sessionId);
+        if (!row) throw new Error(`no session ${sessionId}`);
+        let seq = row.message_count;
+        for (const message of step.messages)
+          this.statements.insertMessage.run(sessionId, seq++, message.role, writeContent(message.content));
+        this.statements.step.run({
+          id: sessionId,
+          added: step.messages.length,
+          input: step.usage.inputTokens,
+          output: step.usage.outputTokens,
+          cacheRead: step.usage.cacheReadTokens,
+          cacheWrite: step.usage.cacheWriteTokens,
+          now: step.now,
+        });
+        if (step.ask) {
+          this.statements.insertAsk.run({
+            id: step.ask.id,
+            sessionId,
+            toolUseId: step.ask.toolUseId,
+            spec: writeSpec(step.ask.spec),
+            siblings: JSON.stringify(step.ask.siblingResults),
+            deadline: step.ask.deadline,
+            now: step.now,
+          });
+          this.statements.suspend.run(sessionId);
+          return { nextTurn: false };
+        }
+        if (!step.end) return { nextTurn: false };
+        const queued = this.statements.queued.all(sessionId);
+        const status = step.end.outcome === "failed" ? "failed" : "idle";
+        this.statements.endTurn.run({ id: sessionId, status, outcome: step.end.outcome, error: step.end.error ?? null });
+        if (queued.length === 0) return { nextTurn: false };
+        // Messages queued during the turn start the next one in this same transaction: none is dropped.
+        for (const item of queued) {
+          checkVersion("queued message", item.v);
+          this.statements.insertMessage.run(sessionId, seq++, "user", item.content);
+        }
+        this.statements.dequeue.run(sessionId);
+        this.statements.beginTurn.run(queued.length, step.now, sessionId);
+        return { nextTurn: true };
+      })
+      .immediate();
+  }
+
+  async getAsk(askId: string): Promise<Ask | undefined> {
+    const row = this.statements.askById.get(askId);
+    return row ? toAsk(row) : undefined;
+  }
+
+  async pendingAsk(sessionId: string): Promise<Ask | undefined> {
+    const row = this.statements.pendingAsk.get(sessionId);
+    return row ? toAsk(row) : undefined;
+  }
+
+  async resolveAsk(askId: string, resolution: AskResolution): Promise<Ask | undefined> {
+    return this.db
+      .transaction((): Ask | undefined => {
+        const claimed = this.statements.claimAsk.run({
+          id: askId,
+          status: resolution.status,
+          answer: resolution.answer ? JSON.stringify(resolution.answer) : null,
+          by: resolution.answeredBy,
+          now: resolution.now,
+        });
+        if (claimed.changes !== 1) return undefined;
+        const ask = toAsk(this.statements.askById.get(askId)!);
+        const session = this.statements.sessionById.get(ask.sessionId)!;
+        this.statements.insertMessage.run(ask.sessionId, session.message_count, "user", writeContent(resolution.resultMessage.content));
+        this.statements.resumeSession.run({
+          id: ask.sessionId,
+          status: resolution.sessionStatus,
+          outcome: resolution.outcome ?? null,
+          now: resolution.now,
+        });
+        return ask;
+      })
+      .immediate();
+  }
+
+  async setCardRef(askId: string, cardRef: string): Promise<void> {
+    this.statements.setCardRef.run(cardRef, askId);
+  }
+
+  async listUnpostedAsks(): Promise<Ask[]> {
+    return this.statements.unposted.all().map(toAsk);
+  }
+
+  async listExpiredAsks(now: number, limit: number): Promise<Ask[]> {
+    return this.statements.expired.all(now, limit).map(toAsk);
+  }
+
+  async listSessionsByStatus(status: SessionStatus): Promise<Session[]> {
+    return this.statements.sessionsByStatus.all(status).map(toSession);
+  }
+
+  async requestStop(sessionId: string): Promise<void> {
+    this.statements.requestStop.run(sessionId);
+  }
+
+  async countRecovery(sessionId: string): Promise<number> {
+    return this.statements.countRecovery.get(sessionId)?.recovery_attempts ?? 0;
+  }
+
+  async audit(entry: AuditEntry): Promise<void> {
+    this.statements.audit.run(entry);
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
+
+function toSession(row: SessionRow): Session {
+  checkVersion("session", row.v);
+  return {
+    id: row.id,
+    conversation: { platform: row.platform, workspace: row.workspace, channel: row.channel, thread: row.thread },
+    ownerId: row.owner_id,
+    status: row.status,
+    lastOutcome: row.last_outcome,
+    lastError: row.last_error,
+    turnCount: row.turn_count,
+    turnAsks: row.turn_asks,
+    turnIterations: row.turn_iterations,
+    recoveryAttempts: row.recovery_attempts,
+    stopRequested: row.stop_requested === 1,
+    usage: {
+      inputTokens: row.input_tokens,
+      outputTokens: row.output_tokens,
+      cacheReadTokens: row.cache_read_tokens,
+      cacheWriteTokens: row.cache_write_tokens,
+    },
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toAsk(row: AskRow): Ask {
+  checkVersion("ask", row.v);
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    toolUseId: row.tool_use_id,
+    spec: readSpec(row.spec),
+    status: row.status,
+    siblingResults: readSiblingResults(row.sibling_results),
+    cardRef: row.card_ref,
+    deadline: row.deadline,
+    answer: readAnswer(row.answer),
+    answeredBy: row.answered_by,
+    createdAt: row.created_at,
+    endedAt: row.ended_at,
+  };
+}

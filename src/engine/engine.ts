@@ -1,0 +1,455 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { type AnswerInput, answerFromText, checkAnswer, hasSecret, maskAnswer } from "../ask/answer.js";
+import { describeAnswer } from "../ask/describe.js";
+import { type AskResult, answeredResult, resultText } from "../ask/result.js";
+import type { Logger } from "../logger.js";
+import { userText } from "../loop/history.js";
+import { type LoopResult, runLoop } from "../loop/run-loop.js";
+import type { Tool } from "../loop/tools.js";
+import type { ChatMessage, ModelClient } from "../ports/model-client.js";
+import type { CardView, PlatformAdapter, Settlement } from "../ports/platform-adapter.js";
+import type { Ask, AskStatus, ConversationRef, Session, SessionStore, TurnOutcome } from "../ports/session-store.js";
+import { ProgressReporter } from "./progress.js";
+import { DEFAULT_SETTINGS, type EngineSettings } from "./settings.js";
+import { TaskTracker } from "./task-tracker.js";
+
+/** Someone acting on the bot; `isAdmin` is decided by the adapter from the platform, never by the model. */
+export interface Actor {
+  id: string;
+  name?: string;
+  isAdmin?: boolean;
+}
+
+export interface InboundMessage {
+  /** The platform's id for this delivery; redeliveries carry the same one. */
+  eventId: string;
+  conversation: ConversationRef;
+  author: Actor;
+  text: string;
+  /** A mention of the bot, a DM, or a reply to the bot's own message. */
+  addressedToBot: boolean;
+}
+
+export type MessageOutcome = "duplicate" | "ignored" | "started" | "queued" | "answered" | "rejected" | "stopping";
+
+export type AnswerOutcome =
+  | { kind: "accepted" }
+  | { kind: "invalid"; message: string; fieldErrors?: Record<string, string> }
+  | { kind: "not-allowed"; message: string }
+  | { kind: "already-ended"; status: AskStatus }
+  | { kind: "unknown-ask" };
+
+export type StopOutcome = "stopped" | "stopping" | "not-running" | "not-allowed";
+
+export interface EngineDependencies {
+  store: SessionStore;
+  model: ModelClient;
+  adapters: PlatformAdapter[];
+  logger: Logger;
+  tools?: Tool[];
+  settings?: EngineSettings;
+  adminUserIds?: string[];
+  clock?: () => number;
+}
+
+/** Turns interrupted by a crash are re-run this many times before the session is failed visibly. */
+export const MAX_RECOVERY_ATTEMPTS = 2;
+/** A card still unposted this long after its ask was written is posted again by the sweeper. */
+export const UNPOSTED_GRACE_MS = 10_000;
+const STOP_WORDS = new Set(["stop", "stop!", "/stop", "cancel turn"]);
+
+/** Starts, suspends, resumes and recovers agent turns. Platform- and database-neutral. */
+export class Engine {
+  settings: EngineSettings;
+  private readonly store: SessionStore;
+  private readonly adapters: Map<string, PlatformAdapter>;
+  private readonly tools: Map<string, Tool>;
+  private readonly adminUserIds: Set<string>;
+  private readonly clock: () => number;
+  private readonly logger: Logger;
+  private readonly tasks = new TaskTracker();
+  private readonly sessionChains = new Map<string, Promise<unknown>>();
+  private readonly posting = new Set<string>();
+  /** Observers for tests and the terminal: every turn's result. */
+  onTurnEnd: ((sessionId: string, result: LoopResult) => void) | undefined;
+
+  constructor(private readonly deps: EngineDependencies) {
+    this.store = deps.store;
+    this.adapters = new Map(deps.adapters.map((adapter) => [adapter.platform, adapter]));
+    this.tools = new Map((deps.tools ?? []).map((tool) => [tool.definition.name, tool]));
+    this.settings = deps.settings ?? DEFAULT_SETTINGS;
+    this.adminUserIds = new Set(deps.adminUserIds ?? []);
+    this.clock = deps.clock ?? Date.now;
+    this.logger = deps.logger;
+  }
+
+  /** A chat message reached the bot: start a session or a turn, queue it, or read it as an answer. */
+  async handleMessage(message: InboundMessage): Promise<MessageOutcome> {
+    if (!(await this.store.claimEvent(message.eventId, this.clock()))) return "duplicate";
+    return this.routeMessage(message, 0);
+  }
+
+  private async routeMessage(message: InboundMessage, attempt: number): Promise<MessageOutcome> {
+    const isStop = message.addressedToBot && STOP_WORDS.has(message.text.trim().toLowerCase());
+    let session = await this.store.findSession(message.conversation);
+    if (!session) {
+      if (!message.addressedToBot || isStop) return "ignored";
+      session = await this.store.createSession({
+        id: randomUUID(),
+        conversation: message.conversation,
+        ownerId: message.author.id,
+        now: this.clock(),
+      });
+    }
+    if (isStop) {
+      const stop = await this.stop(session.id, message.author);
+      if (stop === "not-allowed") await this.notify(session, message.author.id, this.whoMayAnswer(session));
+      return stop === "not-allowed" ? "rejected" : "stopping";
+    }
+    if (session.status === "waiting") {
+      const ask = await this.store.pendingAsk(session.id);
+      if (ask) return this.answerFromMessage(session, ask, message);
+    }
+    const mayStartTurn = message.addressedToBot || message.author.id === session.ownerId;
+    if (!mayStartTurn) return "ignored";
+    const label = message.author.name ? `${message.author.name} (${message.author.id})` : message.author.id;
+    const state = await this.store.startTurnOrQueue(session.id, userText(label, message.text), this.clock());
+    if (state === "started") {
+      this.track(() => this.runTurns(session.id));
+      return "started";
+    }
+    if (state === "queued") return "queued";
+    // The session started waiting between our read and our write: read it again as an answer.
+    return attempt < 2 ? this.routeMessage(message, attempt + 1) : "ignored";
+  }
+
+  private async answerFromMessage(session: Session, ask: Ask, message: InboundMessage): Promise<MessageOutcome> {
+    const outcome = await this.answer(ask.id, message.author, answerFromText(ask.spec, message.text));
+    if (outcome.kind === "accepted") return "answered";
+    if (outcome.kind === "not-allowed" || outcome.kind === "invalid") await this.notify(session, message.author.id, outcome.message);
+    return "rejected";
+  }
+
+  /** A person answered an ask (tap, modal, reply): authorize, validate, claim once, settle, resume. */
+  async answer(askId: string, actor: Actor, input: AnswerInput): Promise<AnswerOutcome> {
+    const found = await this.loadPending(askId);
+    if ("kind" in found) return found;
+    const { ask, session } = found;
+    if (!this.mayAnswer(session, actor)) return { kind: "not-allowed", message: this.whoMayAnswer(session) };
+    const check = checkAnswer(ask.spec, input);
+    if (!check.ok) return { kind: "invalid", message: check.message, ...(check.fieldErrors ? { fieldErrors: check.fieldErrors } : {}) };
+    const masked = maskAnswer(ask.spec, check.value);
+    return this.resolve(ask, session, {
+      status: "answered",
+      result: answeredResult(check.value, check.other),
+      storedResult: answeredResult(masked, check.other),
+      answer: { value: masked, ...(check.other ? { other: true as const } : {}) },
+      actor,
+    });
+  }
+
+  /** Cancel tapped, or an admin cancelled: the model reads `{ok:false, cancelled:true}` and goes on. */
+  async cancel(askId: string, actor: Actor): Promise<AnswerOutcome> {
+    const found = await this.loadPending(askId);
+    if ("kind" in found) return found;
+    if (!this.mayAnswer(found.session, actor)) return { kind: "not-allowed", message: this.whoMayAnswer(found.session) };
+    const result: AskResult = { ok: false, cancelled: true };
+    return this.resolve(found.ask, found.session, { status: "cancelled", result, storedResult: result, answer: null, actor });
+  }
+
+  /** Stop: end the turn. A pending ask is cancelled; a running loop stops at its next iteration. */
+  async stop(sessionId: string, actor: Actor): Promise<StopOutcome> {
+    const session = await this.store.getSession(sessionId);
+    if (!session) return "not-running";
+    if (!this.mayAnswer(session, actor)) return "not-allowed";
+    if (session.status === "running") {
+      await this.store.requestStop(sessionId);
+      return "stopping";
+    }
+    const ask = session.status === "waiting" ? await this.store.pendingAsk(sessionId) : undefined;
+    if (!ask) return "not-running";
+    const result: AskResult = { ok: false, cancelled: true };
+    const outcome = await this.resolve(ask, session, {
+      status: "cancelled",
+      result,
+      storedResult: result,
+      answer: null,
+      actor,
+      stop: true,
+    });
+    return outcome.kind === "accepted" ? "stopped" : "not-running";
+  }
+
+  private async loadPending(askId: string): Promise<{ ask: Ask; session: Session } | AnswerOutcome> {
+    const ask = await this.store.getAsk(askId);
+    if (!ask) return { kind: "unknown-ask" };
+    if (ask.status !== "pending") return { kind: "already-ended", status: ask.status };
+    const session = await this.store.getSession(ask.sessionId);
+    if (!session) return { kind: "unknown-ask" };
+    return { ask, session };
+  }
+
+  private async resolve(
+    ask: Ask,
+    session: Session,
+    params: {
+      status: Exclude<AskStatus, "pending">;
+      result: AskResult;
+      storedResult: AskResult;
+      answer: Ask["answer"];
+      actor: Actor | null;
+      stop?: boolean;
+    },
+  ): Promise<AnswerOutcome> {
+    const resultMessage: ChatMessage = {
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: ask.toolUseId, content: resultText(params.storedResult) }, ...ask.siblingResults],
+    };
+    const won = await this.store.resolveAsk(ask.id, {
+      status: params.status,
+      answer: params.answer,
+      answeredBy: params.actor?.id ?? null,
+      resultMessage,
+      sessionStatus: params.stop ? "idle" : "running",
+      ...(params.stop ? { outcome: "cancelled" as TurnOutcome } : {}),
+      now: this.clock(),
+    });
+    if (!won) {
+      const current = await this.store.getAsk(ask.id);
+      return { kind: "already-ended", status: current?.status ?? params.status };
+    }
+    const byAdmin = params.actor !== null && params.actor.id !== session.ownerId && this.isAdmin(params.actor);
+    await this.store.audit({
+      actor: params.actor?.id ?? "system",
+      action: params.stop ? "ask-stop" : `ask-${params.status}`,
+      target: ask.id,
+      outcome: params.stop ? "stopped" : params.status,
+      at: this.clock(),
+    });
+    const settlement: Settlement = {
+      status: params.status,
+      ...(params.answer ? { answerText: describeAnswer(ask.spec, params.answer.value, params.answer.other) } : {}),
+      ...(params.actor ? { by: params.actor.id } : {}),
+      ...(byAdmin ? { byAdmin } : {}),
+      ...(params.stop ? { stopped: true } : {}),
+    };
+    // The real secret lives only in this in-memory message; the store has the masked one.
+    const secret =
+      hasSecret(ask.spec) && params.status === "answered" ? { toolUseId: ask.toolUseId, content: resultText(params.result) } : undefined;
+    this.track(async () => {
+      await this.settle(ask, session, settlement);
+      if (params.stop) await this.adapterFor(session).postMessage(session.conversation, `⏹ Stopped by <@${params.actor?.id ?? "?"}>.`);
+      else await this.runTurns(session.id, secret);
+    });
+    return { kind: "accepted" };
+  }
+
+  /** Ends asks whose deadline passed with `{ok:false, timeout:true}`, and re-posts cards that never went out. */
+  async sweep(): Promise<number> {
+    const now = this.clock();
+    const expired = await this.store.listExpiredAsks(now, 100);
+    let ended = 0;
+    for (const ask of expired) {
+      const session = await this.store.getSession(ask.sessionId);
+      if (!session) continue;
+      const result: AskResult = { ok: false, timeout: true };
+      const outcome = await this.resolve(ask, session, { status: "expired", result, storedResult: result, answer: null, actor: null });
+      if (outcome.kind === "accepted") ended++;
+    }
+    for (const ask of await this.store.listUnpostedAsks()) {
+      if (ask.createdAt < now - UNPOSTED_GRACE_MS) this.track(() => this.postCard(ask.id));
+    }
+    return ended;
+  }
+
+  /** On start: post cards that never went out, time out what expired, re-run turns a crash interrupted. */
+  async recover(): Promise<void> {
+    for (const ask of await this.store.listUnpostedAsks()) this.track(() => this.postCard(ask.id));
+    await this.sweep();
+    for (const session of await this.store.listSessionsByStatus("running")) {
+      const attempts = await this.store.countRecovery(session.id);
+      if (attempts <= MAX_RECOVERY_ATTEMPTS) {
+        this.track(() => this.runTurns(session.id));
+        continue;
+      }
+      const error = `the turn was interrupted ${attempts} times and was given up`;
+      await this.store.commitStep(session.id, { messages: [], usage: ZERO, end: { outcome: "failed", error }, now: this.clock() });
+      await this.adapterFor(session).postMessage(session.conversation, `⚠️ ${capitalize(error)}. Write again to start over.`);
+    }
+  }
+
+  /** Re-runs a failed session's turn from its last persisted message. */
+  async retry(sessionId: string): Promise<boolean> {
+    const session = await this.store.getSession(sessionId);
+    if (session?.status !== "failed") return false;
+    const state = await this.store.startTurnOrQueue(sessionId, null, this.clock());
+    if (state !== "started") return false;
+    this.track(() => this.runTurns(sessionId));
+    return true;
+  }
+
+  mayAnswer(session: Session, actor: Actor): boolean {
+    return this.settings.answerPolicy === "thread" || actor.id === session.ownerId || this.isAdmin(actor);
+  }
+
+  isAdmin(actor: Actor): boolean {
+    return actor.isAdmin === true || this.adminUserIds.has(actor.id);
+  }
+
+  cardView(ask: Ask, session: Session): CardView {
+    const anyone = this.settings.answerPolicy === "thread";
+    return {
+      askId: ask.id,
+      sessionId: session.id,
+      conversation: session.conversation,
+      spec: ask.spec,
+      answerers: anyone ? [] : [session.ownerId],
+      anyoneInThread: anyone,
+      deadline: ask.deadline,
+      cardRef: ask.cardRef,
+    };
+  }
+
+  async getAsk(askId: string): Promise<{ ask: Ask; session: Session } | undefined> {
+    const ask = await this.store.getAsk(askId);
+    const session = ask ? await this.store.getSession(ask.sessionId) : undefined;
+    return ask && session ? { ask, session } : undefined;
+  }
+
+  /** Resolves when every background turn, post and settle has finished. */
+  idle(): Promise<void> {
+    return this.tasks.idle();
+  }
+
+  private whoMayAnswer(session: Session): string {
+    return `Only <@${session.ownerId}> or an admin can answer or stop this.`;
+  }
+
+  /** Runs the session's turn, then any turn its queued messages started; one at a time per session. */
+  private runTurns(sessionId: string, secret?: { toolUseId: string; content: string }): Promise<void> {
+    const previous = this.sessionChains.get(sessionId) ?? Promise.resolve();
+    const next = previous.then(() => this.runTurnsNow(sessionId, secret));
+    this.sessionChains.set(sessionId, next);
+    const cleanup = () => {
+      if (this.sessionChains.get(sessionId) === next) this.sessionChains.delete(sessionId);
+    };
+    return next.then(cleanup, cleanup);
+  }
+
+  private async runTurnsNow(sessionId: string, secret?: { toolUseId: string; content: string }): Promise<void> {
+    for (let more = true; more; secret = undefined) {
+      const session = await this.store.getSession(sessionId);
+      if (session?.status !== "running") return;
+      const adapter = this.adapterFor(session);
+      const progress = new ProgressReporter(
+        adapter,
+        { turnKey: `${session.id}:${session.turnCount}`, sessionId, conversation: session.conversation },
+        this.logger,
+      );
+      const history = await this.store.loadMessages(sessionId);
+      if (secret) withSecret(history, secret);
+      const result = await runLoop(
+        {
+          store: this.store,
+          model: this.deps.model,
+          tools: this.tools,
+          settings: this.settings,
+          clock: this.clock,
+          newAskId: () => randomBytes(9).toString("base64url"),
+          progress: (text) => progress.update(text),
+        },
+        sessionId,
+        history,
+      );
+      this.logger.info({ sessionId, outcome: result.outcome }, "turn-ended");
+      more = result.outcome !== "suspended" && result.nextTurn;
+      await this.reportTurn(session, result, progress);
+      this.onTurnEnd?.(sessionId, result);
+    }
+  }
+
+  private async reportTurn(session: Session, result: LoopResult, progress: ProgressReporter): Promise<void> {
+    const adapter = this.adapterFor(session);
+    const post = (text: string) => adapter.postMessage(session.conversation, text);
+    switch (result.outcome) {
+      case "suspended":
+        await progress.finish(this.settings.answerPolicy === "thread" ? "Waiting for an answer" : `Waiting for <@${session.ownerId}>`);
+        await this.postCard(result.askId);
+        return;
+      case "completed":
+        await progress.finish("Done");
+        if (result.text) await post(result.text);
+        return;
+      case "max-iterations":
+        await progress.finish("Stopped");
+        await post(`⚠️ I stopped after ${this.settings.maxIterations} steps without finishing. Write again to continue.`);
+        return;
+      case "cancelled":
+        await progress.finish("Stopped");
+        await post("⏹ Stopped.");
+        return;
+      case "failed":
+        await progress.finish("Failed");
+        await post(`⚠️ This turn failed: ${result.error}. Write again to retry, or an admin can run \`/parley retry ${session.id}\`.`);
+        return;
+    }
+  }
+
+  /** Posts an ask's card and stores its reference; a failure leaves it for the sweeper to post again. */
+  private async postCard(askId: string): Promise<void> {
+    if (this.posting.has(askId)) return;
+    this.posting.add(askId);
+    try {
+      const found = await this.getAsk(askId);
+      if (found?.ask.status !== "pending" || found.ask.cardRef !== null) return;
+      const cardRef = await this.adapterFor(found.session).postCard(this.cardView(found.ask, found.session));
+      await this.store.setCardRef(askId, cardRef);
+    } catch (error) {
+      this.logger.warn({ err: error, askId }, "card-post failed; will retry");
+    } finally {
+      this.posting.delete(askId);
+    }
+  }
+
+  private async settle(ask: Ask, session: Session, settlement: Settlement): Promise<void> {
+    const current = (await this.store.getAsk(ask.id)) ?? ask;
+    if (current.cardRef === null) return;
+    try {
+      await this.adapterFor(session).settleCard(this.cardView(current, session), settlement);
+    } catch (error) {
+      this.logger.warn({ err: error, askId: ask.id }, "card-settle failed");
+    }
+  }
+
+  private async notify(session: Session, userId: string, text: string): Promise<void> {
+    try {
+      await this.adapterFor(session).notifyPrivately(session.conversation, userId, text);
+    } catch (error) {
+      this.logger.warn({ err: error, sessionId: session.id }, "private-notice failed");
+    }
+  }
+
+  private adapterFor(session: Session): PlatformAdapter {
+    const adapter = this.adapters.get(session.conversation.platform);
+    if (!adapter) throw new Error(`no adapter for platform ${session.conversation.platform}`);
+    return adapter;
+  }
+
+  private track(task: () => Promise<void>): void {
+    this.tasks.run(task, (error) => this.logger.error({ err: error }, "background-task failed"));
+  }
+}
+
+const ZERO = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+
+function withSecret(history: ChatMessage[], secret: { toolUseId: string; content: string }): void {
+  for (const message of history) {
+    for (const block of message.content) {
+      if (block.type === "tool_result" && block.tool_use_id === secret.toolUseId) block.content = secret.content;
+    }
+  }
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

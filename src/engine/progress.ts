@@ -1,0 +1,48 @@
+import type { Logger } from "../logger.js";
+import type { PlatformAdapter, ProgressView } from "../ports/platform-adapter.js";
+
+export const PROGRESS_INTERVAL_MS = 1000;
+
+/** One status message per turn, edited at most once per interval; the last text always lands. */
+export class ProgressReporter {
+  private lastSentAt = 0;
+  private pending: string | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly adapter: PlatformAdapter,
+    private readonly view: Omit<ProgressView, "text" | "done">,
+    private readonly logger: Logger,
+    private readonly intervalMs = PROGRESS_INTERVAL_MS,
+  ) {}
+
+  update(text: string): void {
+    this.pending = text;
+    const wait = this.lastSentAt + this.intervalMs - Date.now();
+    if (wait <= 0) this.flush(false);
+    else this.timer ??= setTimeout(() => this.flush(false), wait);
+  }
+
+  /** Ends the turn's status message and waits for every edit to land. */
+  async finish(text: string): Promise<void> {
+    this.pending = text;
+    this.flush(true);
+    await this.chain;
+  }
+
+  private flush(done: boolean): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const text = this.pending;
+    if (text === undefined) return;
+    this.pending = undefined;
+    this.lastSentAt = Date.now();
+    // Edits are chained so they reach the platform in order.
+    this.chain = this.chain.then(() =>
+      this.adapter.showProgress({ ...this.view, text, done }).catch((error: unknown) => {
+        this.logger.warn({ err: error, sessionId: this.view.sessionId }, "progress-update failed");
+      }),
+    );
+  }
+}

@@ -1,0 +1,60 @@
+/** Message shapes of the Messages API, owned by the core so it never imports the SDK. */
+export interface TextBlock {
+  type: "text";
+  text: string;
+}
+
+export interface ToolUseBlock {
+  type: "tool_use";
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+export interface ToolResultBlock {
+  type: "tool_result";
+  tool_use_id: string;
+  content: string;
+  is_error?: boolean;
+}
+
+export type ContentBlock = TextBlock | ToolUseBlock | ToolResultBlock;
+
+export interface ChatMessage {
+  role: "user" | "assistant";
+  content: ContentBlock[];
+}
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  system: string;
+  tools: ToolDefinition[];
+  messages: ChatMessage[];
+  maxTokens: number;
+}
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+export interface ModelResponse {
+  content: Array<TextBlock | ToolUseBlock>;
+  stopReason: string;
+  usage: TokenUsage;
+}
+
+/** The model provider, behind a port so the loop can run against a scripted model in tests and benches. */
+export interface ModelClient {
+  /** Sends one request; throws ModelError once the provider has failed after its own retries. */
+  createMessage(request: ModelRequest, signal?: AbortSignal): Promise<ModelResponse>;
+}
+
+export const ZERO_USAGE: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };

@@ -1,0 +1,50 @@
+import type { AskSpec } from "../ask/spec.js";
+import type { AskStatus, ConversationRef } from "./session-store.js";
+
+/** Everything a renderer needs to draw one ask as a card. */
+export interface CardView {
+  askId: string;
+  sessionId: string;
+  conversation: ConversationRef;
+  spec: AskSpec;
+  /** The people who may answer, as platform user ids; empty with `anyoneInThread`. */
+  answerers: string[];
+  anyoneInThread: boolean;
+  deadline: number;
+  cardRef: string | null;
+}
+
+/** How an ask ended, ready to show in one line. Secrets are already masked. */
+export interface Settlement {
+  status: Exclude<AskStatus, "pending">;
+  /** The answer as text, masked; absent for cancel and timeout. */
+  answerText?: string;
+  by?: string;
+  byAdmin?: boolean;
+  stopped?: boolean;
+}
+
+export interface ProgressView {
+  /** Stable for one turn, so the adapter edits one status message instead of posting many. */
+  turnKey: string;
+  sessionId: string;
+  conversation: ConversationRef;
+  text: string;
+  /** The turn is over: remove the Stop button. */
+  done: boolean;
+}
+
+/** A chat platform: draws cards and messages. Inbound traffic is the adapter's own business. */
+export interface PlatformAdapter {
+  readonly platform: string;
+  /** Posts a card and returns the reference later used to settle it. */
+  postCard(card: CardView): Promise<string>;
+  /** Replaces the card's controls with one line: the outcome and who answered. */
+  settleCard(card: CardView, settlement: Settlement): Promise<void>;
+  /** Posts text written in Markdown (the adapter converts and splits it). */
+  postMessage(conversation: ConversationRef, markdown: string): Promise<void>;
+  /** Tells one person something only they see, where the platform allows. */
+  notifyPrivately(conversation: ConversationRef, userId: string, text: string): Promise<void>;
+  /** Shows or updates the turn's status message; calls are already throttled by the engine. */
+  showProgress(progress: ProgressView): Promise<void>;
+}

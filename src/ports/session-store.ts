@@ -1,0 +1,141 @@
+import type { AnswerValue } from "../ask/answer.js";
+import type { AskSpec } from "../ask/spec.js";
+import type { ChatMessage, TokenUsage, ToolResultBlock } from "./model-client.js";
+
+/** Where a session lives: one thread on one platform. */
+export interface ConversationRef {
+  platform: string;
+  workspace: string;
+  channel: string;
+  thread: string;
+}
+
+export function conversationKey(conversation: ConversationRef): string {
+  return `${conversation.platform}:${conversation.workspace}:${conversation.channel}:${conversation.thread}`;
+}
+
+export type SessionStatus = "idle" | "running" | "waiting" | "failed";
+export type TurnOutcome = "completed" | "suspended" | "max-iterations" | "cancelled" | "failed";
+export type AskStatus = "pending" | "answered" | "cancelled" | "expired";
+
+export interface Session {
+  id: string;
+  conversation: ConversationRef;
+  ownerId: string;
+  status: SessionStatus;
+  lastOutcome: TurnOutcome | null;
+  lastError: string | null;
+  turnCount: number;
+  /** Asks and model iterations in the current turn; reset when a new turn begins. */
+  turnAsks: number;
+  turnIterations: number;
+  recoveryAttempts: number;
+  stopRequested: boolean;
+  usage: TokenUsage;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface AskAnswer {
+  /** Already masked: a password field is •••• here. */
+  value: AnswerValue | null;
+  other?: true;
+}
+
+export interface Ask {
+  id: string;
+  sessionId: string;
+  toolUseId: string;
+  spec: AskSpec;
+  status: AskStatus;
+  /** Results for the sibling tool calls of the same message; the ask's own result is filled in on resume. */
+  siblingResults: ToolResultBlock[];
+  cardRef: string | null;
+  deadline: number;
+  answer: AskAnswer | null;
+  answeredBy: string | null;
+  createdAt: number;
+  endedAt: number | null;
+}
+
+export interface NewSession {
+  id: string;
+  conversation: ConversationRef;
+  ownerId: string;
+  now: number;
+}
+
+export interface NewAsk {
+  id: string;
+  toolUseId: string;
+  spec: AskSpec;
+  siblingResults: ToolResultBlock[];
+  deadline: number;
+}
+
+/** One iteration of the loop, written in one transaction. */
+export interface Step {
+  messages: ChatMessage[];
+  usage: TokenUsage;
+  /** Suspend on this ask: the session becomes `waiting`. */
+  ask?: NewAsk;
+  /** End the turn. Queued messages, if any, start the next turn in the same transaction. */
+  end?: { outcome: Exclude<TurnOutcome, "suspended">; error?: string };
+  now: number;
+}
+
+export type StepResult = { nextTurn: false } | { nextTurn: true };
+
+export interface AskResolution {
+  status: Exclude<AskStatus, "pending">;
+  answer: AskAnswer | null;
+  answeredBy: string | null;
+  /** The user message with every tool_result of the suspended assistant message, secrets masked. */
+  resultMessage: ChatMessage;
+  /** `running` resumes the loop; `idle` ends the turn (Stop). */
+  sessionStatus: "running" | "idle";
+  outcome?: TurnOutcome;
+  now: number;
+}
+
+export type StartOrQueue = "started" | "queued" | "waiting";
+
+export interface AuditEntry {
+  actor: string;
+  action: string;
+  target: string;
+  outcome: string;
+  at: number;
+}
+
+/**
+ * Durable state of every session. Async so a server database can implement it later.
+ * Every method is atomic on its own; the engine's exactly-once rules rest on that.
+ */
+export interface SessionStore {
+  /** Records an inbound event id; true the first time, false for every redelivery. */
+  claimEvent(eventId: string, now: number): Promise<boolean>;
+  /** Creates a session, or returns the one already bound to that conversation. */
+  createSession(input: NewSession): Promise<Session>;
+  getSession(id: string): Promise<Session | undefined>;
+  findSession(conversation: ConversationRef): Promise<Session | undefined>;
+  /** The whole history of a session, oldest first. */
+  loadMessages(sessionId: string): Promise<ChatMessage[]>;
+  /** Idle or failed: append the message (if any) and begin a turn. Running: queue it. Waiting: do nothing. */
+  startTurnOrQueue(sessionId: string, message: ChatMessage | null, now: number): Promise<StartOrQueue>;
+  /** Writes one loop iteration: new messages only, usage, and an optional suspend or end. */
+  commitStep(sessionId: string, step: Step): Promise<StepResult>;
+  getAsk(askId: string): Promise<Ask | undefined>;
+  pendingAsk(sessionId: string): Promise<Ask | undefined>;
+  /** Compare-and-set from pending; the one winner gets the ask back, every loser undefined. */
+  resolveAsk(askId: string, resolution: AskResolution): Promise<Ask | undefined>;
+  setCardRef(askId: string, cardRef: string): Promise<void>;
+  listUnpostedAsks(): Promise<Ask[]>;
+  listExpiredAsks(now: number, limit: number): Promise<Ask[]>;
+  listSessionsByStatus(status: SessionStatus): Promise<Session[]>;
+  requestStop(sessionId: string): Promise<void>;
+  /** Counts one recovery attempt of an interrupted turn and returns the new count. */
+  countRecovery(sessionId: string): Promise<number>;
+  audit(entry: AuditEntry): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,208 @@
+import type { ChatMessage } from "../ports/model-client.js";
+import {
+  type Ask,
+  type AskResolution,
+  type AuditEntry,
+  type ConversationRef,
+  conversationKey,
+  type NewSession,
+  type Session,
+  type SessionStatus,
+  type SessionStore,
+  type StartOrQueue,
+  type Step,
+  type StepResult,
+} from "../ports/session-store.js";
+
+/** The SessionStore in memory, for tests and benches; it passes the same contract suite as SQLite. */
+export class MemorySessionStore implements SessionStore {
+  private readonly events = new Set<string>();
+  private readonly sessions = new Map<string, Session>();
+  private readonly byKey = new Map<string, string>();
+  private readonly messages = new Map<string, ChatMessage[]>();
+  private readonly queued = new Map<string, ChatMessage[]>();
+  private readonly asks = new Map<string, Ask>();
+  readonly auditTrail: AuditEntry[] = [];
+
+  async claimEvent(eventId: string): Promise<boolean> {
+    if (this.events.has(eventId)) return false;
+    this.events.add(eventId);
+    return true;
+  }
+
+  async createSession(input: NewSession): Promise<Session> {
+    const key = conversationKey(input.conversation);
+    const existing = this.byKey.get(key);
+    if (existing) return copy(this.sessions.get(existing)!);
+    const session: Session = {
+      id: input.id,
+      conversation: { ...input.conversation },
+      ownerId: input.ownerId,
+      status: "idle",
+      lastOutcome: null,
+      lastError: null,
+      turnCount: 0,
+      turnAsks: 0,
+      turnIterations: 0,
+      recoveryAttempts: 0,
+      stopRequested: false,
+      usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      createdAt: input.now,
+      updatedAt: input.now,
+    };
+    this.sessions.set(session.id, session);
+    this.byKey.set(key, session.id);
+    this.messages.set(session.id, []);
+    return copy(session);
+  }
+
+  async getSession(id: string): Promise<Session | undefined> {
+    const session = this.sessions.get(id);
+    return session ? copy(session) : undefined;
+  }
+
+  async findSession(conversation: ConversationRef): Promise<Session | undefined> {
+    const id = this.byKey.get(conversationKey(conversation));
+    return id ? this.getSession(id) : undefined;
+  }
+
+  async loadMessages(sessionId: string): Promise<ChatMessage[]> {
+    return copy(this.messages.get(sessionId) ?? []);
+  }
+
+  async startTurnOrQueue(sessionId: string, message: ChatMessage | null, now: number): Promise<StartOrQueue> {
+    const session = this.mustGet(sessionId);
+    if (session.status === "waiting") return "waiting";
+    if (session.status === "running") {
+      if (message) this.queueOf(sessionId).push(copy(message));
+      return "queued";
+    }
+    if (message) this.messages.get(sessionId)!.push(copy(message));
+    beginTurn(session, now);
+    return "started";
+  }
+
+  async commitStep(sessionId: string, step: Step): Promise<StepResult> {
+    const session = this.mustGet(sessionId);
+    const history = this.messages.get(sessionId)!;
+    history.push(...copy(step.messages));
+    session.turnIterations++;
+    session.usage.inputTokens += step.usage.inputTokens;
+    session.usage.outputTokens += step.usage.outputTokens;
+    session.usage.cacheReadTokens += step.usage.cacheReadTokens;
+    session.usage.cacheWriteTokens += step.usage.cacheWriteTokens;
+    session.updatedAt = step.now;
+    if (step.ask) {
+      this.asks.set(step.ask.id, {
+        ...copy(step.ask),
+        sessionId,
+        status: "pending",
+        cardRef: null,
+        answer: null,
+        answeredBy: null,
+        createdAt: step.now,
+        endedAt: null,
+      });
+      session.status = "waiting";
+      session.turnAsks++;
+      session.lastOutcome = "suspended";
+      return { nextTurn: false };
+    }
+    if (!step.end) return { nextTurn: false };
+    session.status = step.end.outcome === "failed" ? "failed" : "idle";
+    session.lastOutcome = step.end.outcome;
+    session.lastError = step.end.error ?? null;
+    session.recoveryAttempts = 0;
+    const queued = this.queueOf(sessionId).splice(0);
+    if (queued.length === 0) return { nextTurn: false };
+    history.push(...queued);
+    beginTurn(session, step.now);
+    return { nextTurn: true };
+  }
+
+  async getAsk(askId: string): Promise<Ask | undefined> {
+    const ask = this.asks.get(askId);
+    return ask ? copy(ask) : undefined;
+  }
+
+  async pendingAsk(sessionId: string): Promise<Ask | undefined> {
+    for (const ask of this.asks.values()) if (ask.sessionId === sessionId && ask.status === "pending") return copy(ask);
+    return undefined;
+  }
+
+  async resolveAsk(askId: string, resolution: AskResolution): Promise<Ask | undefined> {
+    const ask = this.asks.get(askId);
+    if (ask?.status !== "pending") return undefined;
+    ask.status = resolution.status;
+    ask.answer = resolution.answer ? copy(resolution.answer) : null;
+    ask.answeredBy = resolution.answeredBy;
+    ask.endedAt = resolution.now;
+    const session = this.mustGet(ask.sessionId);
+    this.messages.get(ask.sessionId)!.push(copy(resolution.resultMessage));
+    session.status = resolution.sessionStatus;
+    if (resolution.outcome) session.lastOutcome = resolution.outcome;
+    session.updatedAt = resolution.now;
+    return copy(ask);
+  }
+
+  async setCardRef(askId: string, cardRef: string): Promise<void> {
+    const ask = this.asks.get(askId);
+    if (ask) ask.cardRef = cardRef;
+  }
+
+  async listUnpostedAsks(): Promise<Ask[]> {
+    return [...this.asks.values()].filter((ask) => ask.status === "pending" && ask.cardRef === null).map(copy);
+  }
+
+  async listExpiredAsks(now: number, limit: number): Promise<Ask[]> {
+    return [...this.asks.values()]
+      .filter((ask) => ask.status === "pending" && ask.deadline <= now)
+      .sort((a, b) => a.deadline - b.deadline)
+      .slice(0, limit)
+      .map(copy);
+  }
+
+  async listSessionsByStatus(status: SessionStatus): Promise<Session[]> {
+    return [...this.sessions.values()].filter((session) => session.status === status).map(copy);
+  }
+
+  async requestStop(sessionId: string): Promise<void> {
+    this.mustGet(sessionId).stopRequested = true;
+  }
+
+  async countRecovery(sessionId: string): Promise<number> {
+    return ++this.mustGet(sessionId).recoveryAttempts;
+  }
+
+  async audit(entry: AuditEntry): Promise<void> {
+    this.auditTrail.push({ ...entry });
+  }
+
+  async close(): Promise<void> {}
+
+  private mustGet(sessionId: string): Session {
+    const session = this.sessions.get(sessionId);
+    if (!session) throw new Error(`no session ${sessionId}`);
+    return session;
+  }
+
+  private queueOf(sessionId: string): ChatMessage[] {
+    const queue = this.queued.get(sessionId) ?? [];
+    this.queued.set(sessionId, queue);
+    return queue;
+  }
+}
+
+function beginTurn(session: Session, now: number): void {
+  session.status = "running";
+  session.turnCount++;
+  session.turnAsks = 0;
+  session.turnIterations = 0;
+  session.stopRequested = false;
+  session.lastError = null;
+  session.updatedAt = now;
+}
+
+function copy<T>(value: T): T {
+  return structuredClone(value);
+}

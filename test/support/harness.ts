@@ -1,0 +1,84 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { AnthropicModelClient } from "../../adapters/anthropic/anthropic-model-client.js";
+import { SqliteSessionStore } from "../../db/sqlite-session-store.js";
+import { Engine, type InboundMessage } from "../../src/engine/engine.js";
+import { DEFAULT_SETTINGS, type EngineSettings } from "../../src/engine/settings.js";
+import type { Logger } from "../../src/logger.js";
+import { SILENT_LOGGER } from "../../src/logger.js";
+import type { Tool } from "../../src/loop/tools.js";
+import type { ConversationRef } from "../../src/ports/session-store.js";
+import type { FakeAnthropic } from "../fakes/fake-anthropic.js";
+import { RecordingAdapter } from "../fakes/recording-adapter.js";
+
+export const CONVERSATION: ConversationRef = { platform: "test", workspace: "T1", channel: "C1", thread: "1700000000.000100" };
+export const OWNER = { id: "U_OWNER", name: "alice" };
+
+export function tempDatabasePath(): { path: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), "parley-test-"));
+  return { path: join(dir, "parley.db"), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A real engine on a SQLite file, the real Anthropic SDK against the fake, and a recording adapter. */
+export class EngineHarness {
+  readonly adapter = new RecordingAdapter();
+  store!: SqliteSessionStore;
+  engine!: Engine;
+  private eventCounter = 0;
+
+  constructor(
+    readonly fake: FakeAnthropic,
+    readonly databasePath: string,
+    private readonly options: { settings?: Partial<EngineSettings>; tools?: Tool[]; logger?: Logger; clock?: () => number } = {},
+  ) {
+    this.open();
+  }
+
+  open(): void {
+    this.store = new SqliteSessionStore(this.databasePath);
+    this.engine = new Engine({
+      store: this.store,
+      model: new AnthropicModelClient({ apiKey: "test-key", model: "claude-sonnet-5-5", baseURL: this.fake.url, maxRetries: 0 }),
+      adapters: [this.adapter],
+      logger: this.options.logger ?? SILENT_LOGGER,
+      settings: { ...DEFAULT_SETTINGS, ...this.options.settings },
+      ...(this.options.tools ? { tools: this.options.tools } : {}),
+      ...(this.options.clock ? { clock: this.options.clock } : {}),
+      adminUserIds: ["U_ADMIN"],
+    });
+  }
+
+  /** Simulates a restart: the old engine is dropped, a new one opens the same file. */
+  async restart(): Promise<void> {
+    await this.engine.idle();
+    await this.store.close();
+    this.open();
+    await this.engine.recover();
+    await this.engine.idle();
+  }
+
+  async say(text: string, overrides: Partial<InboundMessage> = {}): Promise<string> {
+    const outcome = await this.engine.handleMessage({
+      eventId: `Ev${++this.eventCounter}`,
+      conversation: CONVERSATION,
+      author: OWNER,
+      text,
+      addressedToBot: true,
+      ...overrides,
+    });
+    await this.engine.idle();
+    return outcome;
+  }
+
+  lastCard() {
+    const card = this.adapter.cards.at(-1);
+    if (!card) throw new Error("no card was posted");
+    return card;
+  }
+
+  async close(): Promise<void> {
+    await this.engine.idle();
+    await this.store.close();
+  }
+}
