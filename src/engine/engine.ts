@@ -56,6 +56,7 @@ export interface EngineDependencies {
 export const MAX_RECOVERY_ATTEMPTS = 2;
 /** A card still unposted this long after its ask was written is posted again by the sweeper. */
 export const UNPOSTED_GRACE_MS = 10_000;
+export const SWEEP_INTERVAL_MS = 5000;
 const STOP_WORDS = new Set(["stop", "stop!", "/stop", "cancel turn"]);
 
 /** Starts, suspends, resumes and recovers agent turns. Platform- and database-neutral. */
@@ -70,6 +71,7 @@ export class Engine {
   private readonly tasks = new TaskTracker();
   private readonly sessionChains = new Map<string, Promise<unknown>>();
   private readonly posting = new Set<string>();
+  private sweeper: NodeJS.Timeout | undefined;
   /** Observers for tests and the terminal: every turn's result. */
   onTurnEnd: ((sessionId: string, result: LoopResult) => void) | undefined;
 
@@ -314,6 +316,30 @@ export class Engine {
     const ask = await this.store.getAsk(askId);
     const session = ask ? await this.store.getSession(ask.sessionId) : undefined;
     return ask && session ? { ask, session } : undefined;
+  }
+
+  /** The ask a conversation is waiting on, if any. */
+  async pendingAsk(conversation: ConversationRef): Promise<{ ask: Ask; session: Session } | undefined> {
+    const session = await this.store.findSession(conversation);
+    const ask = session?.status === "waiting" ? await this.store.pendingAsk(session.id) : undefined;
+    return session && ask ? { ask, session } : undefined;
+  }
+
+  /** Runs the timeout sweeper every `intervalMs` until close(). */
+  startSweeper(intervalMs = SWEEP_INTERVAL_MS): void {
+    this.sweeper ??= setInterval(() => {
+      this.track(async () => {
+        await this.sweep();
+      });
+    }, intervalMs);
+    this.sweeper.unref();
+  }
+
+  /** Stops the sweeper and waits for in-flight work: turns finish or reach their next checkpoint. */
+  async close(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.sweeper = undefined;
+    await this.tasks.idle();
   }
 
   /** Resolves when every background turn, post and settle has finished. */

@@ -1,0 +1,2 @@
+// The benchmark harness; its measurements arrive with the benchmarks issue.
+process.stdout.write("No benchmarks yet.\n");

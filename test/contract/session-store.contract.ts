@@ -1,0 +1,137 @@
+import { describe, expect, it } from "vitest";
+import { parseAskSpec } from "../../src/ask/spec.js";
+import type { ChatMessage } from "../../src/ports/model-client.js";
+import type { ConversationRef, SessionStore } from "../../src/ports/session-store.js";
+
+const CONVERSATION: ConversationRef = { platform: "slack", workspace: "T1", channel: "C1", thread: "171.1" };
+const USAGE = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 1, cacheWriteTokens: 2 };
+const user = (text: string): ChatMessage => ({ role: "user", content: [{ type: "text", text }] });
+const assistantAsk = (id: string): ChatMessage => ({
+  role: "assistant",
+  content: [{ type: "tool_use", id, name: "ask_user", input: { question: "Q?" } }],
+});
+const spec = (() => {
+  const result = parseAskSpec({ type: "confirm", question: "Q?" }, 60);
+  if (!result.ok) throw new Error(result.error);
+  return result.spec;
+})();
+
+/** One suite, run against every SessionStore: the engine's guarantees rest on these. */
+export function sessionStoreContract(name: string, create: () => Promise<{ store: SessionStore; cleanup: () => Promise<void> }>) {
+  async function withStore(test: (store: SessionStore) => Promise<void>) {
+    const { store, cleanup } = await create();
+    try {
+      await test(store);
+    } finally {
+      await cleanup();
+    }
+  }
+
+  async function suspended(store: SessionStore) {
+    const session = await store.createSession({ id: "S1", conversation: CONVERSATION, ownerId: "U1", now: 1 });
+    await store.startTurnOrQueue(session.id, user("hi"), 2);
+    await store.commitStep(session.id, {
+      messages: [assistantAsk("toolu_1")],
+      usage: USAGE,
+      ask: { id: "A1", toolUseId: "toolu_1", spec, siblingResults: [], deadline: 1000 },
+      now: 3,
+    });
+    return session;
+  }
+
+  describe(`SessionStore contract: ${name}`, () => {
+    it("claims an event id once", () =>
+      withStore(async (store) => {
+        expect(await store.claimEvent("E1", 1)).toBe(true);
+        expect(await store.claimEvent("E1", 2)).toBe(false);
+      }));
+
+    it("binds one session to one conversation", () =>
+      withStore(async (store) => {
+        const first = await store.createSession({ id: "S1", conversation: CONVERSATION, ownerId: "U1", now: 1 });
+        const second = await store.createSession({ id: "S2", conversation: CONVERSATION, ownerId: "U2", now: 2 });
+        expect(second.id).toBe(first.id);
+        expect(second.ownerId).toBe("U1");
+        expect((await store.findSession(CONVERSATION))?.id).toBe("S1");
+      }));
+
+    it("starts a turn when idle, queues while running, and hands the queue to the next turn on end", () =>
+      withStore(async (store) => {
+        const session = await store.createSession({ id: "S1", conversation: CONVERSATION, ownerId: "U1", now: 1 });
+        expect(await store.startTurnOrQueue(session.id, user("one"), 2)).toBe("started");
+        expect(await store.startTurnOrQueue(session.id, user("two"), 3)).toBe("queued");
+        const result = await store.commitStep(session.id, {
+          messages: [{ role: "assistant", content: [{ type: "text", text: "ok" }] }],
+          usage: USAGE,
+          end: { outcome: "completed" },
+          now: 4,
+        });
+        expect(result).toEqual({ nextTurn: true });
+        const after = await store.getSession(session.id);
+        expect(after).toMatchObject({ status: "running", turnCount: 2, turnIterations: 0, lastOutcome: "completed" });
+        expect((await store.loadMessages(session.id)).map((message) => message.content[0])).toEqual([
+          { type: "text", text: "one" },
+          { type: "text", text: "ok" },
+          { type: "text", text: "two" },
+        ]);
+      }));
+
+    it("suspends: the ask and the assistant message land together, and a waiting session takes no turn", () =>
+      withStore(async (store) => {
+        const session = await suspended(store);
+        expect(await store.getSession(session.id)).toMatchObject({ status: "waiting", turnAsks: 1, usage: USAGE });
+        expect((await store.pendingAsk(session.id))?.id).toBe("A1");
+        expect(await store.startTurnOrQueue(session.id, user("later"), 5)).toBe("waiting");
+        expect((await store.listUnpostedAsks()).map((ask) => ask.id)).toEqual(["A1"]);
+        await store.setCardRef("A1", "card-1");
+        expect(await store.listUnpostedAsks()).toEqual([]);
+      }));
+
+    it("resolves an ask exactly once and appends its result", () =>
+      withStore(async (store) => {
+        const session = await suspended(store);
+        const resolution = {
+          status: "answered" as const,
+          answer: { value: true },
+          answeredBy: "U1",
+          resultMessage: {
+            role: "user" as const,
+            content: [{ type: "tool_result" as const, tool_use_id: "toolu_1", content: '{"ok":true,"value":true}' }],
+          },
+          sessionStatus: "running" as const,
+          now: 10,
+        };
+        const results = await Promise.all([
+          store.resolveAsk("A1", resolution),
+          store.resolveAsk("A1", { ...resolution, answeredBy: "U2" }),
+        ]);
+        expect(results.filter((ask) => ask !== undefined)).toHaveLength(1);
+        expect(await store.getAsk("A1")).toMatchObject({ status: "answered", answeredBy: "U1", answer: { value: true }, cardRef: null });
+        expect(await store.getSession(session.id)).toMatchObject({ status: "running" });
+        expect((await store.loadMessages(session.id)).at(-1)).toEqual(resolution.resultMessage);
+        expect(await store.resolveAsk("A1", { ...resolution, status: "expired" })).toBeUndefined();
+      }));
+
+    it("lists expired pending asks by deadline", () =>
+      withStore(async (store) => {
+        await suspended(store);
+        expect(await store.listExpiredAsks(999, 10)).toEqual([]);
+        expect((await store.listExpiredAsks(1000, 10)).map((ask) => ask.id)).toEqual(["A1"]);
+      }));
+
+    it("records stop requests, recovery attempts and failures", () =>
+      withStore(async (store) => {
+        const session = await store.createSession({ id: "S1", conversation: CONVERSATION, ownerId: "U1", now: 1 });
+        await store.startTurnOrQueue(session.id, user("x"), 2);
+        await store.requestStop(session.id);
+        expect((await store.getSession(session.id))?.stopRequested).toBe(true);
+        expect(await store.countRecovery(session.id)).toBe(1);
+        expect(await store.countRecovery(session.id)).toBe(2);
+        expect((await store.listSessionsByStatus("running")).map((item) => item.id)).toEqual(["S1"]);
+        await store.commitStep(session.id, { messages: [], usage: USAGE, end: { outcome: "failed", error: "boom" }, now: 3 });
+        expect(await store.getSession(session.id)).toMatchObject({ status: "failed", lastError: "boom", recoveryAttempts: 0 });
+        expect(await store.startTurnOrQueue(session.id, null, 4)).toBe("started");
+        expect(await store.getSession(session.id)).toMatchObject({ status: "running", stopRequested: false, lastError: null });
+      }));
+  });
+}

@@ -1,0 +1,73 @@
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { SqliteSessionStore } from "../../db/sqlite-session-store.js";
+import { MemorySessionStore } from "../../src/store/memory-session-store.js";
+import { tempDatabasePath } from "../support/harness.js";
+import { sessionStoreContract } from "./session-store.contract.js";
+
+sessionStoreContract("memory", async () => ({ store: new MemorySessionStore(), cleanup: async () => {} }));
+
+sessionStoreContract("sqlite", async () => {
+  const database = tempDatabasePath();
+  const store = new SqliteSessionStore(database.path);
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      database.cleanup();
+    },
+  };
+});
+
+describe("SqliteSessionStore specifics", () => {
+  it("opens in WAL with synchronous=NORMAL and passes integrity_check", async () => {
+    const database = tempDatabasePath();
+    const store = new SqliteSessionStore(database.path);
+    expect(store.db.pragma("journal_mode", { simple: true })).toBe("wal");
+    expect(store.db.pragma("synchronous", { simple: true })).toBe(1);
+    expect(store.db.pragma("integrity_check", { simple: true })).toBe("ok");
+    await store.close();
+    database.cleanup();
+  });
+
+  it("a suspend writes only the new messages, whatever the history length", async () => {
+    const database = tempDatabasePath();
+    const store = new SqliteSessionStore(database.path);
+    const session = await store.createSession({
+      id: "S",
+      conversation: { platform: "t", workspace: "w", channel: "c", thread: "1" },
+      ownerId: "U",
+      now: 1,
+    });
+    await store.startTurnOrQueue(session.id, { role: "user", content: [{ type: "text", text: "x" }] }, 1);
+    const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    const message = { role: "assistant" as const, content: [{ type: "text" as const, text: "y".repeat(500) }] };
+    for (let index = 0; index < 200; index++) await store.commitStep(session.id, { messages: [message], usage, now: 2 });
+    const before = store.db.prepare("SELECT total_changes() AS changes").get() as { changes: number };
+    await store.commitStep(session.id, { messages: [message], usage, now: 3 });
+    const after = store.db.prepare("SELECT total_changes() AS changes").get() as { changes: number };
+    // One message row plus the session row: the 201 earlier messages are not rewritten.
+    expect(after.changes - before.changes).toBe(2);
+    await store.close();
+    database.cleanup();
+  });
+
+  it("refuses a row of an unknown schema version instead of guessing", async () => {
+    const database = tempDatabasePath();
+    const store = new SqliteSessionStore(database.path);
+    await store.createSession({
+      id: "S",
+      conversation: { platform: "t", workspace: "w", channel: "c", thread: "1" },
+      ownerId: "U",
+      now: 1,
+    });
+    await store.close();
+    const raw = new Database(database.path);
+    raw.prepare("UPDATE sessions SET v = 99").run();
+    raw.close();
+    const reopened = new SqliteSessionStore(database.path);
+    await expect(reopened.getSession("S")).rejects.toMatchObject({ code: "unknown-schema-version" });
+    await reopened.close();
+    database.cleanup();
+  });
+});

@@ -1,0 +1,210 @@
+import { readFileSync } from "node:fs";
+import { Writable } from "node:stream";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/logger.js";
+import { ask, FakeAnthropic, lastToolResults, reply } from "../fakes/fake-anthropic.js";
+import { CONVERSATION, EngineHarness, OWNER, tempDatabasePath } from "../support/harness.js";
+
+let fake: FakeAnthropic;
+let database: ReturnType<typeof tempDatabasePath>;
+let harness: EngineHarness;
+let now: number;
+
+beforeEach(async () => {
+  now = Date.UTC(2026, 10, 29, 12);
+  fake = await new FakeAnthropic().start();
+  database = tempDatabasePath();
+  harness = new EngineHarness(fake, database.path, { clock: () => now });
+});
+
+afterEach(async () => {
+  await harness.close();
+  await fake.close();
+  database.cleanup();
+});
+
+const lastResult = () => JSON.parse(lastToolResults(fake.requests.at(-1))[0]!.content) as unknown;
+
+describe("durability", () => {
+  it("a restart between suspend and answer: a new engine on the same file resumes correctly", async () => {
+    fake.script(ask({ type: "buttons", question: "Which?", options: ["left", "right"] }), reply("Right it is."));
+    await harness.say("choose");
+    const askId = harness.lastCard().askId;
+    await harness.restart();
+    expect(harness.adapter.cards).toHaveLength(1);
+    expect(await harness.engine.answer(askId, OWNER, { kind: "option", index: 1 })).toEqual({ kind: "accepted" });
+    await harness.engine.idle();
+    expect(lastResult()).toEqual({ ok: true, value: "right" });
+    expect(harness.adapter.messages.at(-1)?.text).toBe("Right it is.");
+  });
+
+  it("two concurrent answers to one ask resume exactly once", async () => {
+    fake.script(ask({ type: "confirm", question: "Go?" }), reply("Going."));
+    await harness.say("go");
+    const askId = harness.lastCard().askId;
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, (_, index) => harness.engine.answer(askId, OWNER, { kind: "option", index: index % 2 })),
+    );
+    await harness.engine.idle();
+    expect(outcomes.filter((outcome) => outcome.kind === "accepted")).toHaveLength(1);
+    expect(outcomes.filter((outcome) => outcome.kind === "already-ended")).toHaveLength(9);
+    expect(fake.requests).toHaveLength(2);
+    expect(harness.adapter.messages.map((message) => message.text)).toEqual(["Going."]);
+    expect(harness.adapter.settled).toHaveLength(1);
+  });
+
+  it("a tap racing the timeout sweeper has one winner", async () => {
+    fake.script(ask({ type: "confirm", question: "Go?", timeout_s: 10 }), reply("Done."));
+    await harness.say("go");
+    now += 11_000;
+    const [answer, swept] = await Promise.all([
+      harness.engine.answer(harness.lastCard().askId, OWNER, { kind: "option", index: 0 }),
+      harness.engine.sweep(),
+    ]);
+    await harness.engine.idle();
+    expect(Number(answer.kind === "accepted") + swept).toBe(1);
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it("a card that was never posted (crash after the ask was written) is posted on start", async () => {
+    harness.adapter.failCardPosts = 1;
+    fake.script(ask({ type: "confirm", question: "Lost card?" }), reply("Found."));
+    await harness.say("go");
+    expect(harness.adapter.cards).toHaveLength(0);
+    await harness.restart();
+    expect(harness.adapter.cards.map((card) => card.spec.question)).toEqual(["Lost card?"]);
+    await harness.engine.answer(harness.lastCard().askId, OWNER, { kind: "option", index: 0 });
+    await harness.engine.idle();
+    expect(harness.adapter.messages.at(-1)?.text).toBe("Found.");
+  });
+
+  it("a card whose post failed is posted again by the sweeper, without a restart", async () => {
+    harness.adapter.failCardPosts = 1;
+    fake.script(ask({ type: "confirm", question: "Retry me?" }));
+    await harness.say("go");
+    await harness.engine.sweep();
+    await harness.engine.idle();
+    expect(harness.adapter.cards).toHaveLength(0);
+    now += 11_000;
+    await harness.engine.sweep();
+    await harness.engine.idle();
+    expect(harness.adapter.cards.map((card) => card.spec.question)).toEqual(["Retry me?"]);
+  });
+
+  it("a turn interrupted mid-model-call is re-run from the last persisted message on start", async () => {
+    const session = await harness.store.createSession({ id: "S-crash", conversation: CONVERSATION, ownerId: OWNER.id, now });
+    await harness.store.startTurnOrQueue(session.id, { role: "user", content: [{ type: "text", text: "[alice] what time is it?" }] }, now);
+    fake.script(reply("Noon."));
+    await harness.restart();
+    expect(harness.adapter.messages.at(-1)?.text).toBe("Noon.");
+    expect(JSON.stringify(fake.requests[0]?.body.messages)).toContain("what time is it?");
+  });
+
+  it("a turn that keeps getting interrupted is failed visibly after bounded retries", async () => {
+    const session = await harness.store.createSession({ id: "S-loop", conversation: CONVERSATION, ownerId: OWNER.id, now });
+    await harness.store.startTurnOrQueue(session.id, { role: "user", content: [{ type: "text", text: "crashy" }] }, now);
+    for (let attempt = 0; attempt < 2; attempt++) await harness.store.countRecovery(session.id);
+    await harness.restart();
+    expect(fake.requests).toHaveLength(0);
+    expect(harness.adapter.messages.at(-1)?.text).toContain("interrupted 3 times");
+    expect((await harness.store.getSession(session.id))?.status).toBe("failed");
+  });
+
+  it("a redelivered event is processed once", async () => {
+    fake.script(reply("Once."), reply("Twice?"));
+    const message = { eventId: "Ev-same", conversation: CONVERSATION, author: OWNER, text: "hi", addressedToBot: true };
+    expect(await harness.engine.handleMessage(message)).toBe("started");
+    expect(await harness.engine.handleMessage(message)).toBe("duplicate");
+    await harness.engine.idle();
+    expect(await harness.engine.handleMessage(message)).toBe("duplicate");
+    expect(fake.requests).toHaveLength(1);
+  });
+});
+
+describe("who may answer", () => {
+  it("someone else's tap or reply consumes nothing and they are told privately who may answer", async () => {
+    fake.script(ask({ type: "confirm", question: "Merge?" }), reply("Merged."));
+    await harness.say("merge");
+    const askId = harness.lastCard().askId;
+    const stranger = { id: "U_BOB", name: "bob" };
+    expect(await harness.engine.answer(askId, stranger, { kind: "option", index: 0 })).toMatchObject({ kind: "not-allowed" });
+    expect(await harness.say("yes", { author: stranger, addressedToBot: false })).toBe("rejected");
+    expect(harness.adapter.notices).toEqual([{ userId: "U_BOB", text: "Only <@U_OWNER> or an admin can answer or stop this." }]);
+    expect((await harness.engine.getAsk(askId))?.ask.status).toBe("pending");
+    expect(await harness.engine.answer(askId, { id: "U_ADMIN" }, { kind: "option", index: 0 })).toEqual({ kind: "accepted" });
+    await harness.engine.idle();
+    expect(harness.adapter.settled.at(-1)?.settlement).toMatchObject({ by: "U_ADMIN", byAdmin: true });
+  });
+
+  it("a reply in the thread from the owner answers the pending ask as free text", async () => {
+    fake.script(ask({ question: "Which branch?", candidates: ["main", "dev"] }), reply("OK."));
+    await harness.say("build");
+    expect(await harness.say("feature/x", { addressedToBot: false })).toBe("answered");
+    expect(lastResult()).toEqual({ ok: true, value: "feature/x", other: true });
+  });
+
+  it("ANSWER_POLICY=thread lets anyone in the thread answer", async () => {
+    await harness.close();
+    harness = new EngineHarness(fake, database.path, { settings: { answerPolicy: "thread" } });
+    fake.script(ask({ type: "confirm", question: "Lunch?" }), reply("Booked."));
+    await harness.say("book lunch");
+    expect(harness.lastCard().anyoneInThread).toBe(true);
+    expect(await harness.engine.answer(harness.lastCard().askId, { id: "U_CAROL" }, { kind: "option", index: 0 })).toEqual({
+      kind: "accepted",
+    });
+  });
+});
+
+describe("secrets", () => {
+  it("a password answer reaches the model and appears nowhere in the database file or the logs", async () => {
+    const secret = "pa55-Zebra-Quartz-9981";
+    let logs = "";
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        logs += chunk.toString();
+        done();
+      },
+    });
+    await harness.close();
+    harness = new EngineHarness(fake, database.path, { logger: createLogger("trace", sink) });
+    fake.script(
+      ask({
+        type: "form",
+        question: "Credentials",
+        fields: [
+          { name: "user", label: "User", type: "text", required: true },
+          { name: "password", label: "Password", type: "password", required: true },
+        ],
+      }),
+      (request) => {
+        expect(JSON.stringify(request.body.messages)).toContain(secret);
+        return ask({ type: "confirm", question: "Also rotate it?" });
+      },
+      reply("All set."),
+    );
+    await harness.say("log in");
+    await harness.engine.answer(harness.lastCard().askId, OWNER, { kind: "form", values: { user: "ops", password: secret } });
+    await harness.engine.idle();
+    expect(lastResult()).toEqual({ ok: true, value: { user: "ops", password: secret } });
+    expect(harness.adapter.settled.at(-1)?.settlement.answerText).toBe("User: ops, Password: ••••");
+
+    // A later resume rebuilds the history from the store: the model then sees the mask, never the secret.
+    await harness.engine.answer(harness.lastCard().askId, OWNER, { kind: "option", index: 1 });
+    await harness.engine.idle();
+    expect(JSON.stringify(fake.requests.at(-1)?.body.messages)).not.toContain(secret);
+    expect(JSON.stringify(fake.requests.at(-1)?.body.messages)).toContain("••••");
+
+    await harness.close();
+    for (const suffix of ["", "-wal", "-shm"]) {
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(`${database.path}${suffix}`);
+      } catch {
+        continue;
+      }
+      expect(bytes.includes(Buffer.from(secret))).toBe(false);
+    }
+    expect(logs.length).toBeGreaterThan(0);
+    expect(logs).not.toContain(secret);
+  });
+});
