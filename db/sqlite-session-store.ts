@@ -6,12 +6,15 @@ import type {
   AuditEntry,
   ConversationRef,
   NewSession,
+  PurgeCounts,
   Session,
+  SessionFilter,
   SessionStatus,
   SessionStore,
   StartOrQueue,
   Step,
   StepResult,
+  StoreStats,
 } from "../src/ports/session-store.js";
 import { conversationKey } from "../src/ports/session-store.js";
 import {
@@ -25,6 +28,7 @@ import {
   writeSpec,
 } from "../src/store/records.js";
 import { openDatabase } from "./open-database.js";
+import { SqliteAdminQueries } from "./sqlite-admin-queries.js";
 
 interface SessionRow {
   id: string;
@@ -71,10 +75,12 @@ interface AskRow {
 export class SqliteSessionStore implements SessionStore {
   readonly db: Database.Database;
   private readonly statements;
+  private readonly admin: SqliteAdminQueries;
 
   constructor(pathOrDatabase: string | Database.Database) {
     this.db = typeof pathOrDatabase === "string" ? openDatabase(pathOrDatabase) : pathOrDatabase;
     const db = this.db;
+    this.admin = new SqliteAdminQueries(db);
     this.statements = {
       claimEvent: db.prepare("INSERT OR IGNORE INTO processed_events (event_id, at) VALUES (?, ?)"),
       insertSession: db.prepare(
@@ -130,6 +136,7 @@ export class SqliteSessionStore implements SessionStore {
       countRecovery: db.prepare<[string], { recovery_attempts: number }>(
         "UPDATE sessions SET recovery_attempts = recovery_attempts + 1 WHERE id = ? RETURNING recovery_attempts",
       ),
+      asksOfSession: db.prepare<[string], AskRow>("SELECT * FROM asks WHERE session_id = ? ORDER BY created_at, rowid"),
       audit: db.prepare("INSERT INTO audit (at, actor, action, target, outcome) VALUES (@at, @actor, @action, @target, @outcome)"),
     };
   }
@@ -288,6 +295,30 @@ export class SqliteSessionStore implements SessionStore {
 
   async audit(entry: AuditEntry): Promise<void> {
     this.statements.audit.run(entry);
+  }
+
+  async listSessions(filter: SessionFilter): Promise<Session[]> {
+    return this.admin.listSessionRows<SessionRow>(filter).map(toSession);
+  }
+
+  async listAsks(sessionId: string): Promise<Ask[]> {
+    return this.statements.asksOfSession.all(sessionId).map(toAsk);
+  }
+
+  async stats(): Promise<StoreStats> {
+    return this.admin.stats();
+  }
+
+  async purgeEnded(before: number): Promise<PurgeCounts> {
+    return this.admin.purgeEnded(before);
+  }
+
+  async loadSettings(): Promise<Record<string, string>> {
+    return this.admin.loadSettings();
+  }
+
+  async saveSetting(key: string, value: string): Promise<void> {
+    this.admin.saveSetting(key, value);
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,8 @@
 import { AnthropicModelClient } from "../adapters/anthropic/anthropic-model-client.js";
 import { TerminalAdapter } from "../adapters/terminal/terminal-adapter.js";
 import { SqliteSessionStore } from "../db/sqlite-session-store.js";
+import { AdminCommands } from "./admin/admin-commands.js";
+import { withStoredSettings } from "./admin/runtime-settings.js";
 import { type Config, loadConfig } from "./config.js";
 import { Engine } from "./engine/engine.js";
 import { DEFAULT_SETTINGS } from "./engine/settings.js";
@@ -29,9 +31,13 @@ async function main(): Promise<void> {
     adapters: [terminal],
     logger,
     tools: [CURRENT_TIME_TOOL],
-    settings: settingsFrom(config),
+    // Settings an admin changed with /parley config survive restarts and win over the environment.
+    settings: withStoredSettings(settingsFrom(config), await store.loadSettings()),
     adminUserIds: config.ADMIN_USER_IDS,
   });
+
+  const admin = new AdminCommands(engine, store);
+  void admin;
 
   let stopping = false;
   const shutdown = async (signal: string) => {

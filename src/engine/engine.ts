@@ -1,45 +1,19 @@
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { type AnswerInput, answerFromText, checkAnswer, hasSecret, maskAnswer } from "../ask/answer.js";
 import { describeAnswer } from "../ask/describe.js";
 import { type AskResult, answeredResult, resultText } from "../ask/result.js";
 import type { Logger } from "../logger.js";
 import { userText } from "../loop/history.js";
-import { type LoopResult, runLoop } from "../loop/run-loop.js";
+import type { LoopResult } from "../loop/run-loop.js";
 import type { Tool } from "../loop/tools.js";
 import type { ChatMessage, ModelClient } from "../ports/model-client.js";
 import type { CardView, PlatformAdapter, Settlement } from "../ports/platform-adapter.js";
 import type { Ask, AskStatus, ConversationRef, Session, SessionStore, TurnOutcome } from "../ports/session-store.js";
-import { ProgressReporter } from "./progress.js";
+import { CardDesk } from "./card-desk.js";
 import { DEFAULT_SETTINGS, type EngineSettings } from "./settings.js";
 import { TaskTracker } from "./task-tracker.js";
-
-/** Someone acting on the bot; `isAdmin` is decided by the adapter from the platform, never by the model. */
-export interface Actor {
-  id: string;
-  name?: string;
-  isAdmin?: boolean;
-}
-
-export interface InboundMessage {
-  /** The platform's id for this delivery; redeliveries carry the same one. */
-  eventId: string;
-  conversation: ConversationRef;
-  author: Actor;
-  text: string;
-  /** A mention of the bot, a DM, or a reply to the bot's own message. */
-  addressedToBot: boolean;
-}
-
-export type MessageOutcome = "duplicate" | "ignored" | "started" | "queued" | "answered" | "rejected" | "stopping";
-
-export type AnswerOutcome =
-  | { kind: "accepted" }
-  | { kind: "invalid"; message: string; fieldErrors?: Record<string, string> }
-  | { kind: "not-allowed"; message: string }
-  | { kind: "already-ended"; status: AskStatus }
-  | { kind: "unknown-ask" };
-
-export type StopOutcome = "stopped" | "stopping" | "not-running" | "not-allowed";
+import { TurnRunner } from "./turn-runner.js";
+import type { Actor, AnswerOutcome, InboundMessage, MessageOutcome, StopOutcome } from "./types.js";
 
 export interface EngineDependencies {
   store: SessionStore;
@@ -59,6 +33,8 @@ export const UNPOSTED_GRACE_MS = 10_000;
 export const SWEEP_INTERVAL_MS = 5000;
 const STOP_WORDS = new Set(["stop", "stop!", "/stop", "cancel turn"]);
 
+export type { Actor, AnswerOutcome, InboundMessage, MessageOutcome, StopOutcome } from "./types.js";
+
 /** Starts, suspends, resumes and recovers agent turns. Platform- and database-neutral. */
 export class Engine {
   settings: EngineSettings;
@@ -69,13 +45,13 @@ export class Engine {
   private readonly clock: () => number;
   private readonly logger: Logger;
   private readonly tasks = new TaskTracker();
-  private readonly sessionChains = new Map<string, Promise<unknown>>();
-  private readonly posting = new Set<string>();
+  private readonly turns: TurnRunner;
+  private readonly cards: CardDesk;
   private sweeper: NodeJS.Timeout | undefined;
   /** Observers for tests and the terminal: every turn's result. */
   onTurnEnd: ((sessionId: string, result: LoopResult) => void) | undefined;
 
-  constructor(private readonly deps: EngineDependencies) {
+  constructor(deps: EngineDependencies) {
     this.store = deps.store;
     this.adapters = new Map(deps.adapters.map((adapter) => [adapter.platform, adapter]));
     this.tools = new Map((deps.tools ?? []).map((tool) => [tool.definition.name, tool]));
@@ -83,6 +59,23 @@ export class Engine {
     this.adminUserIds = new Set(deps.adminUserIds ?? []);
     this.clock = deps.clock ?? Date.now;
     this.logger = deps.logger;
+    this.cards = new CardDesk(
+      this.store,
+      (session) => this.adapterFor(session),
+      () => this.settings,
+      this.logger,
+    );
+    this.turns = new TurnRunner({
+      store: this.store,
+      model: deps.model,
+      tools: this.tools,
+      settings: () => this.settings,
+      adapterFor: (session) => this.adapterFor(session),
+      postCard: (askId) => this.cards.post(askId),
+      logger: this.logger,
+      clock: this.clock,
+      onTurnEnd: (sessionId, result) => this.onTurnEnd?.(sessionId, result),
+    });
   }
 
   /** A chat message reached the bot: start a session or a turn, queue it, or read it as an answer. */
@@ -105,7 +98,7 @@ export class Engine {
     }
     if (isStop) {
       const stop = await this.stop(session.id, message.author);
-      if (stop === "not-allowed") await this.notify(session, message.author.id, this.whoMayAnswer(session));
+      if (stop === "not-allowed") await this.cards.notify(session, message.author.id, this.whoMayAnswer(session));
       return stop === "not-allowed" ? "rejected" : "stopping";
     }
     if (session.status === "waiting") {
@@ -117,7 +110,7 @@ export class Engine {
     const label = message.author.name ? `${message.author.name} (${message.author.id})` : message.author.id;
     const state = await this.store.startTurnOrQueue(session.id, userText(label, message.text), this.clock());
     if (state === "started") {
-      this.track(() => this.runTurns(session.id));
+      this.track(() => this.turns.run(session.id));
       return "started";
     }
     if (state === "queued") return "queued";
@@ -128,7 +121,7 @@ export class Engine {
   private async answerFromMessage(session: Session, ask: Ask, message: InboundMessage): Promise<MessageOutcome> {
     const outcome = await this.answer(ask.id, message.author, answerFromText(ask.spec, message.text));
     if (outcome.kind === "accepted") return "answered";
-    if (outcome.kind === "not-allowed" || outcome.kind === "invalid") await this.notify(session, message.author.id, outcome.message);
+    if (outcome.kind === "not-allowed" || outcome.kind === "invalid") await this.cards.notify(session, message.author.id, outcome.message);
     return "rejected";
   }
 
@@ -239,9 +232,9 @@ export class Engine {
     const secret =
       hasSecret(ask.spec) && params.status === "answered" ? { toolUseId: ask.toolUseId, content: resultText(params.result) } : undefined;
     this.track(async () => {
-      await this.settle(ask, session, settlement);
+      await this.cards.settle(ask, session, settlement);
       if (params.stop) await this.adapterFor(session).postMessage(session.conversation, `⏹ Stopped by <@${params.actor?.id ?? "?"}>.`);
-      else await this.runTurns(session.id, secret);
+      else await this.turns.run(session.id, secret);
     });
     return { kind: "accepted" };
   }
@@ -259,19 +252,19 @@ export class Engine {
       if (outcome.kind === "accepted") ended++;
     }
     for (const ask of await this.store.listUnpostedAsks()) {
-      if (ask.createdAt < now - UNPOSTED_GRACE_MS) this.track(() => this.postCard(ask.id));
+      if (ask.createdAt < now - UNPOSTED_GRACE_MS) this.track(() => this.cards.post(ask.id));
     }
     return ended;
   }
 
   /** On start: post cards that never went out, time out what expired, re-run turns a crash interrupted. */
   async recover(): Promise<void> {
-    for (const ask of await this.store.listUnpostedAsks()) this.track(() => this.postCard(ask.id));
+    for (const ask of await this.store.listUnpostedAsks()) this.track(() => this.cards.post(ask.id));
     await this.sweep();
     for (const session of await this.store.listSessionsByStatus("running")) {
       const attempts = await this.store.countRecovery(session.id);
       if (attempts <= MAX_RECOVERY_ATTEMPTS) {
-        this.track(() => this.runTurns(session.id));
+        this.track(() => this.turns.run(session.id));
         continue;
       }
       const error = `the turn was interrupted ${attempts} times and was given up`;
@@ -286,7 +279,7 @@ export class Engine {
     if (session?.status !== "failed") return false;
     const state = await this.store.startTurnOrQueue(sessionId, null, this.clock());
     if (state !== "started") return false;
-    this.track(() => this.runTurns(sessionId));
+    this.track(() => this.turns.run(sessionId));
     return true;
   }
 
@@ -299,17 +292,7 @@ export class Engine {
   }
 
   cardView(ask: Ask, session: Session): CardView {
-    const anyone = this.settings.answerPolicy === "thread";
-    return {
-      askId: ask.id,
-      sessionId: session.id,
-      conversation: session.conversation,
-      spec: ask.spec,
-      answerers: anyone ? [] : [session.ownerId],
-      anyoneInThread: anyone,
-      deadline: ask.deadline,
-      cardRef: ask.cardRef,
-    };
+    return this.cards.view(ask, session);
   }
 
   async getAsk(askId: string): Promise<{ ask: Ask; session: Session } | undefined> {
@@ -351,110 +334,6 @@ export class Engine {
     return `Only <@${session.ownerId}> or an admin can answer or stop this.`;
   }
 
-  /** Runs the session's turn, then any turn its queued messages started; one at a time per session. */
-  private runTurns(sessionId: string, secret?: { toolUseId: string; content: string }): Promise<void> {
-    const previous = this.sessionChains.get(sessionId) ?? Promise.resolve();
-    const next = previous.then(() => this.runTurnsNow(sessionId, secret));
-    this.sessionChains.set(sessionId, next);
-    const cleanup = () => {
-      if (this.sessionChains.get(sessionId) === next) this.sessionChains.delete(sessionId);
-    };
-    return next.then(cleanup, cleanup);
-  }
-
-  private async runTurnsNow(sessionId: string, secret?: { toolUseId: string; content: string }): Promise<void> {
-    for (let more = true; more; secret = undefined) {
-      const session = await this.store.getSession(sessionId);
-      if (session?.status !== "running") return;
-      const adapter = this.adapterFor(session);
-      const progress = new ProgressReporter(
-        adapter,
-        { turnKey: `${session.id}:${session.turnCount}`, sessionId, conversation: session.conversation },
-        this.logger,
-      );
-      const history = await this.store.loadMessages(sessionId);
-      if (secret) withSecret(history, secret);
-      const result = await runLoop(
-        {
-          store: this.store,
-          model: this.deps.model,
-          tools: this.tools,
-          settings: this.settings,
-          clock: this.clock,
-          newAskId: () => randomBytes(9).toString("base64url"),
-          progress: (text) => progress.update(text),
-        },
-        sessionId,
-        history,
-      );
-      this.logger.info({ sessionId, outcome: result.outcome }, "turn-ended");
-      more = result.outcome !== "suspended" && result.nextTurn;
-      await this.reportTurn(session, result, progress);
-      this.onTurnEnd?.(sessionId, result);
-    }
-  }
-
-  private async reportTurn(session: Session, result: LoopResult, progress: ProgressReporter): Promise<void> {
-    const adapter = this.adapterFor(session);
-    const post = (text: string) => adapter.postMessage(session.conversation, text);
-    switch (result.outcome) {
-      case "suspended":
-        await progress.finish(this.settings.answerPolicy === "thread" ? "Waiting for an answer" : `Waiting for <@${session.ownerId}>`);
-        await this.postCard(result.askId);
-        return;
-      case "completed":
-        await progress.finish("Done");
-        if (result.text) await post(result.text);
-        return;
-      case "max-iterations":
-        await progress.finish("Stopped");
-        await post(`⚠️ I stopped after ${this.settings.maxIterations} steps without finishing. Write again to continue.`);
-        return;
-      case "cancelled":
-        await progress.finish("Stopped");
-        await post("⏹ Stopped.");
-        return;
-      case "failed":
-        await progress.finish("Failed");
-        await post(`⚠️ This turn failed: ${result.error}. Write again to retry, or an admin can run \`/parley retry ${session.id}\`.`);
-        return;
-    }
-  }
-
-  /** Posts an ask's card and stores its reference; a failure leaves it for the sweeper to post again. */
-  private async postCard(askId: string): Promise<void> {
-    if (this.posting.has(askId)) return;
-    this.posting.add(askId);
-    try {
-      const found = await this.getAsk(askId);
-      if (found?.ask.status !== "pending" || found.ask.cardRef !== null) return;
-      const cardRef = await this.adapterFor(found.session).postCard(this.cardView(found.ask, found.session));
-      await this.store.setCardRef(askId, cardRef);
-    } catch (error) {
-      this.logger.warn({ err: error, askId }, "card-post failed; will retry");
-    } finally {
-      this.posting.delete(askId);
-    }
-  }
-
-  private async settle(ask: Ask, session: Session, settlement: Settlement): Promise<void> {
-    const current = (await this.store.getAsk(ask.id)) ?? ask;
-    if (current.cardRef === null) return;
-    try {
-      await this.adapterFor(session).settleCard(this.cardView(current, session), settlement);
-    } catch (error) {
-      this.logger.warn({ err: error, askId: ask.id }, "card-settle failed");
-    }
-  }
-
-  private async notify(session: Session, userId: string, text: string): Promise<void> {
-    try {
-      await this.adapterFor(session).notifyPrivately(session.conversation, userId, text);
-    } catch (error) {
-      this.logger.warn({ err: error, sessionId: session.id }, "private-notice failed");
-    }
-  }
-
   private adapterFor(session: Session): PlatformAdapter {
     const adapter = this.adapters.get(session.conversation.platform);
     if (!adapter) throw new Error(`no adapter for platform ${session.conversation.platform}`);
@@ -467,14 +346,6 @@ export class Engine {
 }
 
 const ZERO = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-
-function withSecret(history: ChatMessage[], secret: { toolUseId: string; content: string }): void {
-  for (const message of history) {
-    for (const block of message.content) {
-      if (block.type === "tool_result" && block.tool_use_id === secret.toolUseId) block.content = secret.content;
-    }
-  }
-}
 
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);

@@ -100,6 +100,29 @@ export interface AskResolution {
 
 export type StartOrQueue = "started" | "queued" | "waiting";
 
+export interface SessionFilter {
+  status?: SessionStatus;
+  channel?: string;
+  ownerId?: string;
+  limit: number;
+  offset: number;
+}
+
+export interface StoreStats {
+  sessionsByStatus: Record<SessionStatus, number>;
+  asksByStatus: Record<AskStatus, number>;
+  /** Median milliseconds from card to answer over answered asks; null with none. */
+  medianAnswerMs: number | null;
+  usage: TokenUsage;
+  databaseBytes: number;
+}
+
+export interface PurgeCounts {
+  sessions: number;
+  messages: number;
+  asks: number;
+}
+
 export interface AuditEntry {
   actor: string;
   action: string;
@@ -137,5 +160,15 @@ export interface SessionStore {
   /** Counts one recovery attempt of an interrupted turn and returns the new count. */
   countRecovery(sessionId: string): Promise<number>;
   audit(entry: AuditEntry): Promise<void>;
+  /** Sessions newest first (by last activity), filtered and paged. */
+  listSessions(filter: SessionFilter): Promise<Session[]>;
+  /** Every ask of a session, oldest first. */
+  listAsks(sessionId: string): Promise<Ask[]>;
+  stats(): Promise<StoreStats>;
+  /** Deletes idle and failed sessions last active before `before`, with their rows; never waiting or running ones. */
+  purgeEnded(before: number): Promise<PurgeCounts>;
+  /** Runtime settings changed by admins, as stored strings. */
+  loadSettings(): Promise<Record<string, string>>;
+  saveSetting(key: string, value: string): Promise<void>;
   close(): Promise<void>;
 }

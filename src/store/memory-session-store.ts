@@ -6,12 +6,15 @@ import {
   type ConversationRef,
   conversationKey,
   type NewSession,
+  type PurgeCounts,
   type Session,
+  type SessionFilter,
   type SessionStatus,
   type SessionStore,
   type StartOrQueue,
   type Step,
   type StepResult,
+  type StoreStats,
 } from "../ports/session-store.js";
 
 /** The SessionStore in memory, for tests and benches; it passes the same contract suite as SQLite. */
@@ -22,6 +25,7 @@ export class MemorySessionStore implements SessionStore {
   private readonly messages = new Map<string, ChatMessage[]>();
   private readonly queued = new Map<string, ChatMessage[]>();
   private readonly asks = new Map<string, Ask>();
+  private readonly settings = new Map<string, string>();
   readonly auditTrail: AuditEntry[] = [];
 
   async claimEvent(eventId: string): Promise<boolean> {
@@ -176,6 +180,65 @@ export class MemorySessionStore implements SessionStore {
 
   async audit(entry: AuditEntry): Promise<void> {
     this.auditTrail.push({ ...entry });
+  }
+
+  async listSessions(filter: SessionFilter): Promise<Session[]> {
+    return [...this.sessions.values()]
+      .filter((session) => !filter.status || session.status === filter.status)
+      .filter((session) => !filter.channel || session.conversation.channel === filter.channel)
+      .filter((session) => !filter.ownerId || session.ownerId === filter.ownerId)
+      .sort((a, b) => b.updatedAt - a.updatedAt || a.id.localeCompare(b.id))
+      .slice(filter.offset, filter.offset + filter.limit)
+      .map(copy);
+  }
+
+  async listAsks(sessionId: string): Promise<Ask[]> {
+    return [...this.asks.values()].filter((ask) => ask.sessionId === sessionId).map(copy);
+  }
+
+  async stats(): Promise<StoreStats> {
+    const sessionsByStatus = { idle: 0, running: 0, waiting: 0, failed: 0 };
+    const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    for (const session of this.sessions.values()) {
+      sessionsByStatus[session.status]++;
+      for (const key of Object.keys(usage) as Array<keyof typeof usage>) usage[key] += session.usage[key];
+    }
+    const asksByStatus = { pending: 0, answered: 0, cancelled: 0, expired: 0 };
+    const durations: number[] = [];
+    for (const ask of this.asks.values()) {
+      asksByStatus[ask.status]++;
+      if (ask.status === "answered" && ask.endedAt !== null) durations.push(ask.endedAt - ask.createdAt);
+    }
+    durations.sort((a, b) => a - b);
+    const medianAnswerMs = durations.length === 0 ? null : durations[Math.floor((durations.length - 1) / 2)]!;
+    return { sessionsByStatus, asksByStatus, medianAnswerMs, usage, databaseBytes: 0 };
+  }
+
+  async purgeEnded(before: number): Promise<PurgeCounts> {
+    const counts = { sessions: 0, messages: 0, asks: 0 };
+    for (const session of [...this.sessions.values()]) {
+      if ((session.status !== "idle" && session.status !== "failed") || session.updatedAt >= before) continue;
+      counts.sessions++;
+      counts.messages += this.messages.get(session.id)?.length ?? 0;
+      for (const [id, ask] of this.asks) {
+        if (ask.sessionId !== session.id) continue;
+        this.asks.delete(id);
+        counts.asks++;
+      }
+      this.messages.delete(session.id);
+      this.queued.delete(session.id);
+      this.sessions.delete(session.id);
+      this.byKey.delete(conversationKey(session.conversation));
+    }
+    return counts;
+  }
+
+  async loadSettings(): Promise<Record<string, string>> {
+    return Object.fromEntries(this.settings);
+  }
+
+  async saveSetting(key: string, value: string): Promise<void> {
+    this.settings.set(key, value);
   }
 
   async close(): Promise<void> {}

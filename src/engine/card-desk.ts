@@ -1,0 +1,66 @@
+import type { Logger } from "../logger.js";
+import type { CardView, PlatformAdapter, Settlement } from "../ports/platform-adapter.js";
+import type { Ask, Session, SessionStore } from "../ports/session-store.js";
+import type { EngineSettings } from "./settings.js";
+
+/** Posts, settles and describes cards. Platform failures are logged here and never lose an ask. */
+export class CardDesk {
+  private readonly posting = new Set<string>();
+
+  constructor(
+    private readonly store: SessionStore,
+    private readonly adapterFor: (session: Session) => PlatformAdapter,
+    private readonly settings: () => EngineSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  view(ask: Ask, session: Session): CardView {
+    const anyone = this.settings().answerPolicy === "thread";
+    return {
+      askId: ask.id,
+      sessionId: session.id,
+      conversation: session.conversation,
+      spec: ask.spec,
+      answerers: anyone ? [] : [session.ownerId],
+      anyoneInThread: anyone,
+      deadline: ask.deadline,
+      cardRef: ask.cardRef,
+    };
+  }
+
+  /** Posts an ask's card and stores its reference; a failure leaves it for the sweeper to post again. */
+  async post(askId: string): Promise<void> {
+    // One post at a time per ask in this process; the sweeper and the turn may both try.
+    if (this.posting.has(askId)) return;
+    this.posting.add(askId);
+    try {
+      const ask = await this.store.getAsk(askId);
+      const session = ask ? await this.store.getSession(ask.sessionId) : undefined;
+      if (!ask || !session || ask.status !== "pending" || ask.cardRef !== null) return;
+      const cardRef = await this.adapterFor(session).postCard(this.view(ask, session));
+      await this.store.setCardRef(askId, cardRef);
+    } catch (error) {
+      this.logger.warn({ err: error, askId }, "card-post failed; will retry");
+    } finally {
+      this.posting.delete(askId);
+    }
+  }
+
+  async settle(ask: Ask, session: Session, settlement: Settlement): Promise<void> {
+    const current = (await this.store.getAsk(ask.id)) ?? ask;
+    if (current.cardRef === null) return;
+    try {
+      await this.adapterFor(session).settleCard(this.view(current, session), settlement);
+    } catch (error) {
+      this.logger.warn({ err: error, askId: ask.id }, "card-settle failed");
+    }
+  }
+
+  async notify(session: Session, userId: string, text: string): Promise<void> {
+    try {
+      await this.adapterFor(session).notifyPrivately(session.conversation, userId, text);
+    } catch (error) {
+      this.logger.warn({ err: error, sessionId: session.id }, "private-notice failed");
+    }
+  }
+}

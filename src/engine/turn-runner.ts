@@ -1,0 +1,114 @@
+import { randomBytes } from "node:crypto";
+import type { Logger } from "../logger.js";
+import { type LoopResult, runLoop } from "../loop/run-loop.js";
+import type { Tool } from "../loop/tools.js";
+import type { ChatMessage, ModelClient } from "../ports/model-client.js";
+import type { PlatformAdapter } from "../ports/platform-adapter.js";
+import type { Session, SessionStore } from "../ports/session-store.js";
+import { ProgressReporter } from "./progress.js";
+import type { EngineSettings } from "./settings.js";
+
+/** The real value of a password answer, put back only into the in-memory history of the resumed turn. */
+export interface SecretResult {
+  toolUseId: string;
+  content: string;
+}
+
+export interface TurnRunnerDependencies {
+  store: SessionStore;
+  model: ModelClient;
+  tools: ReadonlyMap<string, Tool>;
+  settings: () => EngineSettings;
+  adapterFor: (session: Session) => PlatformAdapter;
+  postCard: (askId: string) => Promise<void>;
+  logger: Logger;
+  clock: () => number;
+  onTurnEnd: (sessionId: string, result: LoopResult) => void;
+}
+
+/** Runs turns: one at a time per session in this process, and reports each ending in the thread. */
+export class TurnRunner {
+  private readonly chains = new Map<string, Promise<unknown>>();
+
+  constructor(private readonly deps: TurnRunnerDependencies) {}
+
+  /** Runs the session's turn, then any turn its queued messages started. */
+  run(sessionId: string, secret?: SecretResult): Promise<void> {
+    const previous = this.chains.get(sessionId) ?? Promise.resolve();
+    const next = previous.then(() => this.runNow(sessionId, secret));
+    this.chains.set(sessionId, next);
+    const cleanup = () => {
+      if (this.chains.get(sessionId) === next) this.chains.delete(sessionId);
+    };
+    return next.then(cleanup, cleanup);
+  }
+
+  private async runNow(sessionId: string, secret?: SecretResult): Promise<void> {
+    const { store } = this.deps;
+    for (let more = true; more; secret = undefined) {
+      const session = await store.getSession(sessionId);
+      // Another runner (or a Stop) got here first: only a running session has a turn to run.
+      if (session?.status !== "running") return;
+      const settings = this.deps.settings();
+      const progress = new ProgressReporter(
+        this.deps.adapterFor(session),
+        { turnKey: `${session.id}:${session.turnCount}`, sessionId, conversation: session.conversation },
+        this.deps.logger,
+      );
+      const history = await store.loadMessages(sessionId);
+      if (secret) withSecret(history, secret);
+      const result = await runLoop(
+        {
+          store,
+          model: this.deps.model,
+          tools: this.deps.tools,
+          settings,
+          clock: this.deps.clock,
+          newAskId: () => randomBytes(9).toString("base64url"),
+          progress: (text) => progress.update(text),
+        },
+        sessionId,
+        history,
+      );
+      this.deps.logger.info({ sessionId, outcome: result.outcome }, "turn-ended");
+      more = result.outcome !== "suspended" && result.nextTurn;
+      await this.report(session, settings, result, progress);
+      this.deps.onTurnEnd(sessionId, result);
+    }
+  }
+
+  private async report(session: Session, settings: EngineSettings, result: LoopResult, progress: ProgressReporter): Promise<void> {
+    const adapter = this.deps.adapterFor(session);
+    const post = (text: string) => adapter.postMessage(session.conversation, text);
+    switch (result.outcome) {
+      case "suspended":
+        await progress.finish(settings.answerPolicy === "thread" ? "Waiting for an answer" : `Waiting for <@${session.ownerId}>`);
+        await this.deps.postCard(result.askId);
+        return;
+      case "completed":
+        await progress.finish("Done");
+        if (result.text) await post(result.text);
+        return;
+      case "max-iterations":
+        await progress.finish("Stopped");
+        await post(`⚠️ I stopped after ${settings.maxIterations} steps without finishing. Write again to continue.`);
+        return;
+      case "cancelled":
+        await progress.finish("Stopped");
+        await post("⏹ Stopped.");
+        return;
+      case "failed":
+        await progress.finish("Failed");
+        await post(`⚠️ This turn failed: ${result.error}. Write again to retry, or an admin can run \`/parley retry ${session.id}\`.`);
+        return;
+    }
+  }
+}
+
+function withSecret(history: ChatMessage[], secret: SecretResult): void {
+  for (const message of history) {
+    for (const block of message.content) {
+      if (block.type === "tool_result" && block.tool_use_id === secret.toolUseId) block.content = secret.content;
+    }
+  }
+}
