@@ -55,6 +55,41 @@ interface SessionRow {
   updated_at: number;
 }
 
+interface StepParameters {
+  id: string;
+  added: number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  now: number;
+}
+
+const SESSION_COLUMNS = [
+  "id",
+  "v",
+  "platform",
+  "workspace",
+  "channel",
+  "thread",
+  "owner_id",
+  "status",
+  "last_outcome",
+  "last_error",
+  "turn_count",
+  "turn_asks",
+  "turn_iterations",
+  "recovery_attempts",
+  "stop_requested",
+  "message_count",
+  "input_tokens",
+  "output_tokens",
+  "cache_read_tokens",
+  "cache_write_tokens",
+  "created_at",
+  "updated_at",
+] as const;
+
 interface AskRow {
   id: string;
   v: number;
@@ -103,13 +138,20 @@ export class SqliteSessionStore implements SessionStore {
         "SELECT id, v, content FROM queued_messages WHERE session_id = ? ORDER BY id",
       ),
       dequeue: db.prepare("DELETE FROM queued_messages WHERE session_id = ?"),
-      step: db.prepare(
+      // Each step bumps the counters and returns the new message count, so no read precedes the inserts.
+      step: db.prepare<StepParameters, { message_count: number }>(
         `UPDATE sessions SET message_count = message_count + @added, turn_iterations = turn_iterations + 1,
            input_tokens = input_tokens + @input, output_tokens = output_tokens + @output,
            cache_read_tokens = cache_read_tokens + @cacheRead, cache_write_tokens = cache_write_tokens + @cacheWrite,
-           updated_at = @now WHERE id = @id`,
+           updated_at = @now WHERE id = @id RETURNING message_count`,
       ),
-      suspend: db.prepare("UPDATE sessions SET status = 'waiting', turn_asks = turn_asks + 1, last_outcome = 'suspended' WHERE id = ?"),
+      stepSuspend: db.prepare<StepParameters, { message_count: number }>(
+        `UPDATE sessions SET message_count = message_count + @added, turn_iterations = turn_iterations + 1,
+           input_tokens = input_tokens + @input, output_tokens = output_tokens + @output,
+           cache_read_tokens = cache_read_tokens + @cacheRead, cache_write_tokens = cache_write_tokens + @cacheWrite,
+           updated_at = @now, status = 'waiting', turn_asks = turn_asks + 1, last_outcome = 'suspended'
+         WHERE id = @id RETURNING message_count`,
+      ),
       endTurn: db.prepare(
         "UPDATE sessions SET status = @status, last_outcome = @outcome, last_error = @error, recovery_attempts = 0 WHERE id = @id",
       ),
@@ -119,14 +161,19 @@ export class SqliteSessionStore implements SessionStore {
       ),
       askById: db.prepare<[string], AskRow>("SELECT * FROM asks WHERE id = ?"),
       pendingAsk: db.prepare<[string], AskRow>("SELECT * FROM asks WHERE session_id = ? AND status = 'pending' LIMIT 1"),
-      claimAsk: db.prepare(
+      claimAsk: db.prepare<{ id: string; status: string; answer: string | null; by: string | null; now: number }, AskRow>(
         `UPDATE asks SET status = @status, answer = @answer, answered_by = @by, ended_at = @now
-         WHERE id = @id AND status = 'pending'`,
+         WHERE id = @id AND status = 'pending' RETURNING *`,
       ),
-      resumeSession: db.prepare(
+      resumeSession: db.prepare<{ id: string; status: string; outcome: string | null; now: number }, { message_count: number }>(
         `UPDATE sessions SET status = @status, message_count = message_count + 1, last_outcome = COALESCE(@outcome, last_outcome),
-           updated_at = @now WHERE id = @id`,
+           updated_at = @now WHERE id = @id RETURNING message_count`,
       ),
+      askWithSession: db.prepare<[string], AskRow & { [column: `s_${string}`]: unknown }>(
+        `SELECT asks.*, ${SESSION_COLUMNS.map((column) => `sessions.${column} AS s_${column}`).join(", ")}
+         FROM asks JOIN sessions ON sessions.id = asks.session_id WHERE asks.id = ?`,
+      ),
+      stopRequested: db.prepare<[string], { stop_requested: number }>("SELECT stop_requested FROM sessions WHERE id = ?"),
       setCardRef: db.prepare("UPDATE asks SET card_ref = ? WHERE id = ?"),
       unposted: db.prepare<[], AskRow>("SELECT * FROM asks WHERE status = 'pending' AND card_ref IS NULL ORDER BY created_at"),
       expired: db.prepare<[number, number], AskRow>(
@@ -190,12 +237,7 @@ export class SqliteSessionStore implements SessionStore {
   async commitStep(sessionId: string, step: Step): Promise<StepResult> {
     return this.db
       .transaction((): StepResult => {
-        const row = this.statements.sessionById.get(sessionId);
-        if (!row) throw new Error(`no session ${sessionId}`);
-        let seq = row.message_count;
-        for (const message of step.messages)
-          this.statements.insertMessage.run(sessionId, seq++, message.role, writeContent(message.content));
-        this.statements.step.run({
+        const parameters = {
           id: sessionId,
           added: step.messages.length,
           input: step.usage.inputTokens,
@@ -203,7 +245,12 @@ export class SqliteSessionStore implements SessionStore {
           cacheRead: step.usage.cacheReadTokens,
           cacheWrite: step.usage.cacheWriteTokens,
           now: step.now,
-        });
+        };
+        const updated = (step.ask ? this.statements.stepSuspend : this.statements.step).get(parameters);
+        if (!updated) throw new Error(`no session ${sessionId}`);
+        let seq = updated.message_count - step.messages.length;
+        for (const message of step.messages)
+          this.statements.insertMessage.run(sessionId, seq++, message.role, writeContent(message.content));
         if (step.ask) {
           this.statements.insertAsk.run({
             id: step.ask.id,
@@ -214,7 +261,6 @@ export class SqliteSessionStore implements SessionStore {
             deadline: step.ask.deadline,
             now: step.now,
           });
-          this.statements.suspend.run(sessionId);
           return { nextTurn: false };
         }
         if (!step.end) return { nextTurn: false };
@@ -244,27 +290,42 @@ export class SqliteSessionStore implements SessionStore {
     return row ? toAsk(row) : undefined;
   }
 
+  async getAskWithSession(askId: string): Promise<{ ask: Ask; session: Session } | undefined> {
+    const row = this.statements.askWithSession.get(askId);
+    if (!row) return undefined;
+    const sessionRow = Object.fromEntries(SESSION_COLUMNS.map((column) => [column, row[`s_${column}`]])) as unknown as SessionRow;
+    return { ask: toAsk(row), session: toSession(sessionRow) };
+  }
+
+  async isStopRequested(sessionId: string): Promise<boolean> {
+    return this.statements.stopRequested.get(sessionId)?.stop_requested === 1;
+  }
+
   async resolveAsk(askId: string, resolution: AskResolution): Promise<Ask | undefined> {
     return this.db
       .transaction((): Ask | undefined => {
-        const claimed = this.statements.claimAsk.run({
+        const claimed = this.statements.claimAsk.get({
           id: askId,
           status: resolution.status,
           answer: resolution.answer ? JSON.stringify(resolution.answer) : null,
           by: resolution.answeredBy,
           now: resolution.now,
         });
-        if (claimed.changes !== 1) return undefined;
-        const ask = toAsk(this.statements.askById.get(askId)!);
-        const session = this.statements.sessionById.get(ask.sessionId)!;
-        this.statements.insertMessage.run(ask.sessionId, session.message_count, "user", writeContent(resolution.resultMessage.content));
-        this.statements.resumeSession.run({
-          id: ask.sessionId,
+        if (!claimed) return undefined;
+        const updated = this.statements.resumeSession.get({
+          id: claimed.session_id,
           status: resolution.sessionStatus,
           outcome: resolution.outcome ?? null,
           now: resolution.now,
-        });
-        return ask;
+        })!;
+        this.statements.insertMessage.run(
+          claimed.session_id,
+          updated.message_count - 1,
+          "user",
+          writeContent(resolution.resultMessage.content),
+        );
+        this.statements.audit.run(resolution.audit);
+        return toAsk(claimed);
       })
       .immediate();
   }

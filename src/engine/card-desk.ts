@@ -29,14 +29,14 @@ export class CardDesk {
   }
 
   /** Posts an ask's card and stores its reference; a failure leaves it for the sweeper to post again. */
-  async post(askId: string): Promise<void> {
+  async post(askId: string, known?: { ask: Ask; session: Session }): Promise<void> {
     // One post at a time per ask in this process; the sweeper and the turn may both try.
     if (this.posting.has(askId)) return;
     this.posting.add(askId);
     try {
-      const ask = await this.store.getAsk(askId);
-      const session = ask ? await this.store.getSession(ask.sessionId) : undefined;
-      if (!ask || !session || ask.status !== "pending" || ask.cardRef !== null) return;
+      const found = known ?? (await this.store.getAskWithSession(askId));
+      if (found?.ask.status !== "pending" || found.ask.cardRef !== null) return;
+      const { ask, session } = found;
       const cardRef = await this.adapterFor(session).postCard(this.view(ask, session));
       await this.store.setCardRef(askId, cardRef);
     } catch (error) {
@@ -46,11 +46,11 @@ export class CardDesk {
     }
   }
 
+  /** `ask` is the ended row as the claim returned it; an ask whose card never went out has nothing to settle. */
   async settle(ask: Ask, session: Session, settlement: Settlement): Promise<void> {
-    const current = (await this.store.getAsk(ask.id)) ?? ask;
-    if (current.cardRef === null) return;
+    if (ask.cardRef === null) return;
     try {
-      await this.adapterFor(session).settleCard(this.view(current, session), settlement);
+      await this.adapterFor(session).settleCard(this.view(ask, session), settlement);
     } catch (error) {
       this.logger.warn({ err: error, askId: ask.id }, "card-settle failed");
     }

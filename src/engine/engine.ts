@@ -71,7 +71,7 @@ export class Engine {
       tools: this.tools,
       settings: () => this.settings,
       adapterFor: (session) => this.adapterFor(session),
-      postCard: (askId) => this.cards.post(askId),
+      postCard: (askId, known) => this.cards.post(askId, known),
       logger: this.logger,
       clock: this.clock,
       onTurnEnd: (sessionId, result) => this.onTurnEnd?.(sessionId, result),
@@ -176,12 +176,10 @@ export class Engine {
   }
 
   private async loadPending(askId: string): Promise<{ ask: Ask; session: Session } | AnswerOutcome> {
-    const ask = await this.store.getAsk(askId);
-    if (!ask) return { kind: "unknown-ask" };
-    if (ask.status !== "pending") return { kind: "already-ended", status: ask.status };
-    const session = await this.store.getSession(ask.sessionId);
-    if (!session) return { kind: "unknown-ask" };
-    return { ask, session };
+    const found = await this.store.getAskWithSession(askId);
+    if (!found) return { kind: "unknown-ask" };
+    if (found.ask.status !== "pending") return { kind: "already-ended", status: found.ask.status };
+    return found;
   }
 
   private async resolve(
@@ -207,6 +205,13 @@ export class Engine {
       resultMessage,
       sessionStatus: params.stop ? "idle" : "running",
       ...(params.stop ? { outcome: "cancelled" as TurnOutcome } : {}),
+      audit: {
+        actor: params.actor?.id ?? "system",
+        action: params.stop ? "ask-stop" : `ask-${params.status}`,
+        target: ask.id,
+        outcome: params.stop ? "stopped" : params.status,
+        at: this.clock(),
+      },
       now: this.clock(),
     });
     if (!won) {
@@ -214,13 +219,6 @@ export class Engine {
       return { kind: "already-ended", status: current?.status ?? params.status };
     }
     const byAdmin = params.actor !== null && params.actor.id !== session.ownerId && this.isAdmin(params.actor);
-    await this.store.audit({
-      actor: params.actor?.id ?? "system",
-      action: params.stop ? "ask-stop" : `ask-${params.status}`,
-      target: ask.id,
-      outcome: params.stop ? "stopped" : params.status,
-      at: this.clock(),
-    });
     const settlement: Settlement = {
       status: params.status,
       ...(params.answer ? { answerText: describeAnswer(ask.spec, params.answer.value, params.answer.other) } : {}),
@@ -232,7 +230,7 @@ export class Engine {
     const secret =
       hasSecret(ask.spec) && params.status === "answered" ? { toolUseId: ask.toolUseId, content: resultText(params.result) } : undefined;
     this.track(async () => {
-      await this.cards.settle(ask, session, settlement);
+      await this.cards.settle(won, session, settlement);
       if (params.stop) await this.adapterFor(session).postMessage(session.conversation, `⏹ Stopped by <@${params.actor?.id ?? "?"}>.`);
       else await this.turns.run(session.id, secret);
     });
@@ -296,9 +294,7 @@ export class Engine {
   }
 
   async getAsk(askId: string): Promise<{ ask: Ask; session: Session } | undefined> {
-    const ask = await this.store.getAsk(askId);
-    const session = ask ? await this.store.getSession(ask.sessionId) : undefined;
-    return ask && session ? { ask, session } : undefined;
+    return this.store.getAskWithSession(askId);
   }
 
   /** The ask a conversation is waiting on, if any. */

@@ -4,7 +4,7 @@ import { type LoopResult, runLoop } from "../loop/run-loop.js";
 import type { Tool } from "../loop/tools.js";
 import type { ChatMessage, ModelClient } from "../ports/model-client.js";
 import type { PlatformAdapter } from "../ports/platform-adapter.js";
-import type { Session, SessionStore } from "../ports/session-store.js";
+import type { Ask, Session, SessionStore } from "../ports/session-store.js";
 import { ProgressReporter } from "./progress.js";
 import type { EngineSettings } from "./settings.js";
 
@@ -20,7 +20,7 @@ export interface TurnRunnerDependencies {
   tools: ReadonlyMap<string, Tool>;
   settings: () => EngineSettings;
   adapterFor: (session: Session) => PlatformAdapter;
-  postCard: (askId: string) => Promise<void>;
+  postCard: (askId: string, known: { ask: Ask; session: Session }) => Promise<void>;
   logger: Logger;
   clock: () => number;
   onTurnEnd: (sessionId: string, result: LoopResult) => void;
@@ -67,7 +67,7 @@ export class TurnRunner {
           newAskId: () => randomBytes(9).toString("base64url"),
           progress: (text) => progress.update(text),
         },
-        sessionId,
+        session,
         history,
       );
       this.deps.logger.info({ sessionId, outcome: result.outcome }, "turn-ended");
@@ -83,7 +83,7 @@ export class TurnRunner {
     switch (result.outcome) {
       case "suspended":
         await progress.finish(settings.answerPolicy === "thread" ? "Waiting for an answer" : `Waiting for <@${session.ownerId}>`);
-        await this.deps.postCard(result.askId);
+        await this.deps.postCard(result.ask.id, { ask: result.ask, session });
         return;
       case "completed":
         await progress.finish("Done");

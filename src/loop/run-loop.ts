@@ -2,7 +2,7 @@ import type { Interrupt } from "../ask/result.js";
 import type { EngineSettings } from "../engine/settings.js";
 import { ModelError } from "../errors.js";
 import type { ChatMessage, ModelClient, ToolResultBlock, ToolUseBlock } from "../ports/model-client.js";
-import type { SessionStore } from "../ports/session-store.js";
+import type { Ask, Session, SessionStore } from "../ports/session-store.js";
 import { finalText, toRequestMessages } from "./history.js";
 import { SYSTEM_PROMPT } from "./system-prompt.js";
 import { handleToolCalls } from "./tool-calls.js";
@@ -19,7 +19,7 @@ export interface LoopDependencies {
 }
 
 export type LoopResult =
-  | { outcome: "suspended"; askId: string; interrupt: Interrupt }
+  | { outcome: "suspended"; ask: Ask; interrupt: Interrupt }
   | { outcome: "completed"; text: string; nextTurn: boolean }
   | { outcome: "max-iterations" | "cancelled"; nextTurn: boolean }
   | { outcome: "failed"; error: string; nextTurn: boolean };
@@ -29,13 +29,15 @@ export type LoopResult =
  * Every iteration is committed in one store transaction before the next begins.
  * `history` is the in-memory transcript; it may hold a secret the store only has masked.
  */
-export async function runLoop(deps: LoopDependencies, sessionId: string, history: ChatMessage[]): Promise<LoopResult> {
+export async function runLoop(deps: LoopDependencies, startingSession: Session, history: ChatMessage[]): Promise<LoopResult> {
+  const sessionId = startingSession.id;
   const { store, settings } = deps;
   const toolDefinitions = [...[...deps.tools.values()].map((tool) => tool.definition)];
   if (settings.maxAskPerTurn > 0) toolDefinitions.push(ASK_USER_DEFINITION);
 
-  for (;;) {
-    const session = await store.getSession(sessionId);
+  for (let iteration = 0; ; iteration++) {
+    // The caller's fresh read serves the first iteration; later ones read the counters again.
+    const session = iteration === 0 ? startingSession : await store.getSession(sessionId);
     if (!session) throw new Error(`session ${sessionId} vanished during its turn`);
     // Stop is cooperative: it takes effect between iterations, never in the middle of a write.
     if (session.stopRequested) return end(deps, sessionId, [], { outcome: "cancelled" });
@@ -68,8 +70,7 @@ export async function runLoop(deps: LoopDependencies, sessionId: string, history
       return { outcome: "completed", text, nextTurn: result.nextTurn };
     }
 
-    const stopped = await store.getSession(sessionId);
-    if (stopped?.stopRequested) {
+    if (await store.isStopRequested(sessionId)) {
       const results = toolUses.map(
         (use): ToolResultBlock => ({ type: "tool_result", tool_use_id: use.id, content: "skipped: stopped by a person", is_error: true }),
       );
@@ -91,24 +92,27 @@ export async function runLoop(deps: LoopDependencies, sessionId: string, history
     }
 
     // Persist, then post: the ask row is committed with the assistant message before any card exists.
-    const askId = deps.newAskId();
     const now = deps.clock();
-    await store.commitStep(sessionId, {
-      messages: [assistant],
-      usage: response.usage,
-      ask: {
-        id: askId,
-        toolUseId: outcome.toolUse.id,
-        spec: outcome.spec,
-        siblingResults: outcome.siblingResults,
-        deadline: now + outcome.spec.timeoutSeconds * 1000,
-      },
-      now,
-    });
+    const ask: Ask = {
+      id: deps.newAskId(),
+      sessionId,
+      toolUseId: outcome.toolUse.id,
+      spec: outcome.spec,
+      status: "pending",
+      siblingResults: outcome.siblingResults,
+      cardRef: null,
+      deadline: now + outcome.spec.timeoutSeconds * 1000,
+      answer: null,
+      answeredBy: null,
+      createdAt: now,
+      endedAt: null,
+    };
+    await store.commitStep(sessionId, { messages: [assistant], usage: response.usage, ask, now });
     history.push(assistant);
+    const askId = ask.id;
     return {
       outcome: "suspended",
-      askId,
+      ask,
       interrupt: {
         status: "INTERRUPT",
         intent: "HUMAN_INTERVENTION",

@@ -95,6 +95,8 @@ export interface AskResolution {
   /** `running` resumes the loop; `idle` ends the turn (Stop). */
   sessionStatus: "running" | "idle";
   outcome?: TurnOutcome;
+  /** Written in the same transaction as the claim. */
+  audit: AuditEntry;
   now: number;
 }
 
@@ -149,8 +151,12 @@ export interface SessionStore {
   /** Writes one loop iteration: new messages only, usage, and an optional suspend or end. */
   commitStep(sessionId: string, step: Step): Promise<StepResult>;
   getAsk(askId: string): Promise<Ask | undefined>;
+  /** The ask and its session in one read: the hot path of every tap. */
+  getAskWithSession(askId: string): Promise<{ ask: Ask; session: Session } | undefined>;
+  /** A narrow read of the Stop flag, checked between loop iterations. */
+  isStopRequested(sessionId: string): Promise<boolean>;
   pendingAsk(sessionId: string): Promise<Ask | undefined>;
-  /** Compare-and-set from pending; the one winner gets the ask back, every loser undefined. */
+  /** Compare-and-set from pending, with the result message and the audit row; the winner gets the ended ask, losers undefined. */
   resolveAsk(askId: string, resolution: AskResolution): Promise<Ask | undefined>;
   setCardRef(askId: string, cardRef: string): Promise<void>;
   listUnpostedAsks(): Promise<Ask[]>;

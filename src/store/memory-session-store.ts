@@ -129,6 +129,16 @@ export class MemorySessionStore implements SessionStore {
     return ask ? copy(ask) : undefined;
   }
 
+  async getAskWithSession(askId: string): Promise<{ ask: Ask; session: Session } | undefined> {
+    const ask = this.asks.get(askId);
+    const session = ask ? this.sessions.get(ask.sessionId) : undefined;
+    return ask && session ? { ask: copy(ask), session: copy(session) } : undefined;
+  }
+
+  async isStopRequested(sessionId: string): Promise<boolean> {
+    return this.sessions.get(sessionId)?.stopRequested ?? false;
+  }
+
   async pendingAsk(sessionId: string): Promise<Ask | undefined> {
     for (const ask of this.asks.values()) if (ask.sessionId === sessionId && ask.status === "pending") return copy(ask);
     return undefined;
@@ -146,6 +156,7 @@ export class MemorySessionStore implements SessionStore {
     session.status = resolution.sessionStatus;
     if (resolution.outcome) session.lastOutcome = resolution.outcome;
     session.updatedAt = resolution.now;
+    this.auditTrail.push({ ...resolution.audit });
     return copy(ask);
   }
 

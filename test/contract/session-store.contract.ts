@@ -99,6 +99,7 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
             content: [{ type: "tool_result" as const, tool_use_id: "toolu_1", content: '{"ok":true,"value":true}' }],
           },
           sessionStatus: "running" as const,
+          audit: { actor: "U1", action: "ask-answered", target: "A1", outcome: "answered", at: 10 },
           now: 10,
         };
         const results = await Promise.all([
@@ -110,6 +111,10 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
         expect(await store.getSession(session.id)).toMatchObject({ status: "running" });
         expect((await store.loadMessages(session.id)).at(-1)).toEqual(resolution.resultMessage);
         expect(await store.resolveAsk("A1", { ...resolution, status: "expired" })).toBeUndefined();
+        const found = await store.getAskWithSession("A1");
+        expect(found?.ask).toMatchObject({ id: "A1", status: "answered" });
+        expect(found?.session).toMatchObject({ id: session.id, ownerId: "U1", conversation: CONVERSATION, status: "running" });
+        expect(await store.getAskWithSession("missing")).toBeUndefined();
       }));
 
     it("lists expired pending asks by deadline", () =>
@@ -125,6 +130,7 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
         await store.startTurnOrQueue(session.id, user("x"), 2);
         await store.requestStop(session.id);
         expect((await store.getSession(session.id))?.stopRequested).toBe(true);
+        expect(await store.isStopRequested(session.id)).toBe(true);
         expect(await store.countRecovery(session.id)).toBe(1);
         expect(await store.countRecovery(session.id)).toBe(2);
         expect((await store.listSessionsByStatus("running")).map((item) => item.id)).toEqual(["S1"]);
