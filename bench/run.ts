@@ -1,2 +1,127 @@
-// The benchmark harness; its measurements arrive with the benchmarks issue.
-process.stdout.write("No benchmarks yet.\n");
+import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { arch, cpus, totalmem } from "node:os";
+import { parseArgs } from "node:util";
+import type { ThroughputResult } from "./workload.js";
+
+// `npm run bench [-- --quick] [--sessions N] [--langgraph-sessions N] [--histories 0,20,200,500]
+//   [--memory 1000,10000,100000] [--acks 500] [--rounds 300] [--out bench/RESULTS.md]`
+const { values: flags } = parseArgs({
+  options: {
+    quick: { type: "boolean", default: false },
+    sessions: { type: "string" },
+    "langgraph-sessions": { type: "string" },
+    histories: { type: "string" },
+    memory: { type: "string" },
+    acks: { type: "string" },
+    rounds: { type: "string" },
+    out: { type: "string" },
+  },
+});
+const quick = flags.quick ?? false;
+const sessions = Number(flags.sessions ?? (quick ? 50 : 1000));
+const histories = (flags.histories ?? "0,20,200,500").split(",").map(Number);
+const langgraphSessions = (history: number) =>
+  Number(flags["langgraph-sessions"] ?? (quick ? 10 : history >= 500 ? 50 : history >= 200 ? 100 : 200));
+const memoryPoints = flags.memory ?? (quick ? "500,1000,2000" : "1000,10000,100000");
+const acks = Number(flags.acks ?? (quick ? 50 : 500));
+const rounds = Number(flags.rounds ?? (quick ? 30 : 300));
+
+function worker(script: string, args: Array<string | number>, nodeFlags: string[] = []): string {
+  const output = execFileSync(process.execPath, [...nodeFlags, "--import", "tsx", `bench/workers/${script}.ts`, ...args.map(String)], {
+    encoding: "utf8",
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return output.trim().split("\n").at(-1) ?? "";
+}
+
+const log = (text: string) => process.stderr.write(`${text}\n`);
+const format = (value: number, digits = 0) =>
+  value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const lines: string[] = [];
+const print = (text = "") => {
+  lines.push(text);
+  process.stdout.write(`${text}\n`);
+};
+
+print(`# Parley benchmarks`);
+print();
+print(`Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"} (${arch()}), ${format(totalmem() / 2 ** 30, 1)} GiB RAM.`);
+print(`Command: \`npm run bench${process.argv.slice(2).length > 0 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}\``);
+print();
+
+print("## 1–3. Suspend + resume: Parley, LangGraph JS and raw better-sqlite3");
+print();
+print(`K = 3 asks per session, zero-latency scripted model, WAL with synchronous=NORMAL everywhere; each resume runs to the next suspend.`);
+print(`Parley and raw: ${sessions} sessions per H; LangGraph: fewer (its checkpoints grow with H), same per-resume measure.`);
+print();
+print("| H | system | sessions | resumes/s | p50 ms | p99 ms | DB KiB/session | peak RSS MiB |");
+print("|---:|---|---:|---:|---:|---:|---:|---:|");
+const ratios: string[] = [];
+for (const history of histories) {
+  const results: Record<string, ThroughputResult> = {};
+  for (const [system, count] of [
+    ["parley", sessions],
+    ["raw", sessions],
+    ["langgraph", langgraphSessions(history)],
+  ] as const) {
+    log(`throughput: ${system} H=${history} N=${count}`);
+    const result = JSON.parse(worker("throughput", [system, history, count, 3])) as ThroughputResult;
+    results[system] = result;
+    print(
+      `| ${history} | ${result.system} | ${result.sessions} | ${format(result.resumesPerSecond)} | ${format(result.p50Ms, 2)} | ${format(result.p99Ms, 2)} | ${format(result.bytesPerSession / 1024, 1)} | ${format(result.peakRssMiB)} |`,
+    );
+  }
+  const parley = results.parley!;
+  const raw = results.raw!;
+  const langgraph = results.langgraph!;
+  ratios.push(
+    `| ${history} | ${format(parley.resumesPerSecond / langgraph.resumesPerSecond, 1)}× | ${format(parley.resumesPerSecond / raw.resumesPerSecond, 2)}× | ${format(parley.bytesPerSession / raw.bytesPerSession, 2)}× | ${format(parley.p50Ms / raw.p50Ms, 2)}× |`,
+  );
+}
+print();
+print("| H | Parley / LangGraph (resumes/s) | Parley / raw (resumes/s) | Parley / raw (DB size) | Parley / raw (p50) |");
+print("|---:|---:|---:|---:|---:|");
+for (const row of ratios) print(row);
+print();
+
+log(`ack latency: ${acks} concurrent clicks`);
+print("## 4. Interaction ack latency (real Bolt HTTP receiver, model fake slowed to 2 s)");
+print();
+try {
+  const ack = JSON.parse(worker("ack-latency", [acks])) as { clicks: number; p50Ms: number; p99Ms: number; maxMs: number; acked: number };
+  print("| concurrent signed block_actions | acked 200 | p50 ms | p99 ms | max ms |");
+  print("|---:|---:|---:|---:|---:|");
+  print(`| ${ack.clicks} | ${ack.acked} | ${format(ack.p50Ms, 1)} | ${format(ack.p99Ms, 1)} | ${format(ack.maxMs, 1)} |`);
+} catch (error) {
+  print(`Not measured: ${error instanceof Error ? error.message.split("\n")[0] : String(error)}`);
+}
+print();
+
+log(`memory: ${memoryPoints}`);
+print("## 5. Memory with many suspended sessions (one process, after GC)");
+print();
+const memory = JSON.parse(worker("memory", [memoryPoints], ["--expose-gc"])) as {
+  rows: Array<{ suspended: number; rssMiB: number; heapMiB: number }>;
+};
+print("| suspended sessions | RSS MiB | JS heap MiB |");
+print("|---:|---:|---:|");
+for (const row of memory.rows) print(`| ${format(row.suspended)} | ${format(row.rssMiB, 1)} | ${format(row.heapMiB, 1)} |`);
+print();
+
+log(`sdk overhead: ${rounds} rounds`);
+print("## 6. Overhead per ask round trip through the real Anthropic SDK (local streaming Messages API)");
+print();
+const sdk = JSON.parse(worker("sdk-overhead", [rounds])) as {
+  rounds: number;
+  totalP50Ms: number;
+  overheadP50Ms: number;
+  overheadP99Ms: number;
+};
+print("| round trips | total p50 ms | bot overhead p50 ms | bot overhead p99 ms |");
+print("|---:|---:|---:|---:|");
+print(`| ${sdk.rounds} | ${format(sdk.totalP50Ms, 2)} | ${format(sdk.overheadP50Ms, 2)} | ${format(sdk.overheadP99Ms, 2)} |`);
+print();
+print("Overhead = answer → next card, minus the time the fake model spent serving the request (SDK, HTTP, store, engine).");
+
+if (flags.out) writeFileSync(flags.out, `${lines.join("\n")}\n`);

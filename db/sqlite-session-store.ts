@@ -175,7 +175,7 @@ export class SqliteSessionStore implements SessionStore {
       ),
       stopRequested: db.prepare<[string], { stop_requested: number }>("SELECT stop_requested FROM sessions WHERE id = ?"),
       setCardRef: db.prepare("UPDATE asks SET card_ref = ? WHERE id = ?"),
-      unposted: db.prepare<[], AskRow>("SELECT * FROM asks WHERE status = 'pending' AND card_ref IS NULL ORDER BY created_at"),
+      unposted: db.prepare<[], AskRow>("SELECT * FROM asks WHERE status = 'pending' AND card_ref IS NULL ORDER BY deadline"),
       expired: db.prepare<[number, number], AskRow>(
         "SELECT * FROM asks WHERE status = 'pending' AND deadline <= ? ORDER BY deadline LIMIT ?",
       ),
@@ -183,7 +183,7 @@ export class SqliteSessionStore implements SessionStore {
       countRecovery: db.prepare<[string], { recovery_attempts: number }>(
         "UPDATE sessions SET recovery_attempts = recovery_attempts + 1 WHERE id = ? RETURNING recovery_attempts",
       ),
-      asksOfSession: db.prepare<[string], AskRow>("SELECT * FROM asks WHERE session_id = ? ORDER BY created_at, rowid"),
+      asksOfSession: db.prepare<[string], AskRow>("SELECT * FROM asks WHERE session_id = ? ORDER BY created_at, id"),
       audit: db.prepare("INSERT INTO audit (at, actor, action, target, outcome) VALUES (@at, @actor, @action, @target, @outcome)"),
     };
   }

@@ -50,6 +50,8 @@ export class FakeAnthropic {
   private readonly turns: ScriptedTurn[] = [];
   private server: Server | undefined;
   url = "";
+  /** Milliseconds from a request's last byte to its response's end: the model's own time, for the bench. */
+  readonly serveTimesMs: number[] = [];
   /** Latency added to every answer, to play a slow model. */
   delayMs = 0;
 
@@ -67,6 +69,8 @@ export class FakeAnthropic {
       const chunks: Buffer[] = [];
       request.on("data", (chunk: Buffer) => chunks.push(chunk));
       request.on("end", () => {
+        const received = performance.now();
+        response.on("finish", () => this.serveTimesMs.push(performance.now() - received));
         void this.handle(request, Buffer.concat(chunks).toString("utf8"), response);
       });
     });
