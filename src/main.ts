@@ -1,14 +1,22 @@
 import { AnthropicModelClient } from "../adapters/anthropic/anthropic-model-client.js";
+import { SlackAdapter } from "../adapters/slack/slack-adapter.js";
 import { TerminalAdapter } from "../adapters/terminal/terminal-adapter.js";
 import { SqliteSessionStore } from "../db/sqlite-session-store.js";
-import { AdminCommands } from "./admin/admin-commands.js";
+import { AdminCommands, type AdminReply, type AdminRequest } from "./admin/admin-commands.js";
 import { withStoredSettings } from "./admin/runtime-settings.js";
 import { type Config, loadConfig } from "./config.js";
 import { Engine } from "./engine/engine.js";
-import { DEFAULT_SETTINGS } from "./engine/settings.js";
+import { DEFAULT_SETTINGS, type EngineSettings } from "./engine/settings.js";
 import { ConfigError } from "./errors.js";
-import { createLogger } from "./logger.js";
+import { createLogger, type Logger } from "./logger.js";
 import { CURRENT_TIME_TOOL } from "./loop/tools.js";
+import type { PlatformAdapter } from "./ports/platform-adapter.js";
+
+/** A platform adapter that also owns inbound traffic: it starts after the engine exists. */
+interface ServingAdapter extends PlatformAdapter {
+  start(engine: Engine): Promise<void>;
+  stop(): Promise<void>;
+}
 
 /** The composition root: the only place that reads the environment and wires adapters, store and model. */
 async function main(): Promise<void> {
@@ -24,40 +32,70 @@ async function main(): Promise<void> {
     model: config.ANTHROPIC_MODEL,
     ...(config.ANTHROPIC_BASE_URL ? { baseURL: config.ANTHROPIC_BASE_URL } : {}),
   });
-  const terminal = new TerminalAdapter(process.stdin, process.stdout);
+  let admin: AdminCommands | undefined;
+  const onCommand = (request: AdminRequest): Promise<AdminReply> =>
+    admin ? admin.run(request) : Promise.resolve({ text: "Parley is still starting; try again in a moment." });
+  const platforms = platformAdapters(config, logger, onCommand);
+  const terminal = platforms.length === 0 ? new TerminalAdapter(process.stdin, process.stdout) : undefined;
   const engine = new Engine({
     store,
     model,
-    adapters: [terminal],
+    adapters: terminal ? [terminal] : platforms,
     logger,
     tools: [CURRENT_TIME_TOOL],
     // Settings an admin changed with /parley config survive restarts and win over the environment.
     settings: withStoredSettings(settingsFrom(config), await store.loadSettings()),
     adminUserIds: config.ADMIN_USER_IDS,
   });
-
-  const admin = new AdminCommands(engine, store);
-  void admin;
+  admin = new AdminCommands(engine, store);
 
   let stopping = false;
-  const shutdown = async (signal: string) => {
+  const shutdown = async (reason: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, "shutdown-started");
+    logger.info({ reason }, "shutdown-started");
+    // Stop taking new work first, then let in-flight turns finish or reach their next checkpoint.
+    for (const adapter of platforms) await adapter.stop().catch((error: unknown) => logger.warn({ err: error }, "adapter-stop failed"));
     await engine.close();
     await store.close();
+    logger.info({ reason }, "shutdown-done");
     process.exit(0);
   };
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
   process.once("SIGINT", () => void shutdown("SIGINT"));
 
+  // Adapters start before recovery, so a bad token fails before any card is posted.
+  for (const adapter of platforms) await adapter.start(engine);
   await engine.recover();
   engine.startSweeper();
-  await terminal.run(engine);
-  await shutdown("end-of-input");
+  logger.info({ platforms: platforms.map((adapter) => adapter.platform) }, "parley-started");
+  if (terminal) {
+    await terminal.run(engine);
+    await shutdown("end-of-input");
+  }
 }
 
-function settingsFrom(config: Config) {
+function platformAdapters(config: Config, logger: Logger, onCommand: (request: AdminRequest) => Promise<AdminReply>): ServingAdapter[] {
+  const adapters: ServingAdapter[] = [];
+  if (config.SLACK_BOT_TOKEN) {
+    adapters.push(
+      new SlackAdapter({
+        botToken: config.SLACK_BOT_TOKEN,
+        // Unused in Socket Mode, where Slack's WebSocket replaces request signing.
+        signingSecret: config.SLACK_SIGNING_SECRET ?? "",
+        ...(config.SLACK_APP_TOKEN ? { appToken: config.SLACK_APP_TOKEN } : {}),
+        ...(config.SLACK_API_URL ? { apiUrl: config.SLACK_API_URL } : {}),
+        port: config.PORT,
+        host: config.HOST,
+        logger,
+        onCommand,
+      }),
+    );
+  }
+  return adapters;
+}
+
+function settingsFrom(config: Config): EngineSettings {
   return {
     ...DEFAULT_SETTINGS,
     maxAskPerTurn: config.MAX_ASK_USER_PER_TURN,

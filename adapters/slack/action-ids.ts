@@ -1,0 +1,53 @@
+/**
+ * Component ids carry only the ask id (or session id) and an option index, never a value or a secret.
+ * `ask:<askId>:opt:<i>` a button; `ask:<askId>:select` a radio or select whose option value is the index;
+ * `ask:<askId>:pick` a checkbox or multi-select change (read on Done); `ask:<askId>:done|cancel|open|continue`;
+ * `stop:<sessionId>` the Stop button on a progress message.
+ */
+export type ActionId =
+  | { kind: "option"; askId: string; index: number }
+  | { kind: "select"; askId: string }
+  | { kind: "pick"; askId: string }
+  | { kind: "done"; askId: string }
+  | { kind: "cancel"; askId: string }
+  | { kind: "open"; askId: string }
+  | { kind: "continue"; askId: string }
+  | { kind: "stop"; sessionId: string };
+
+const ID = "[A-Za-z0-9_-]{1,100}";
+const ASK_ACTION = new RegExp(`^ask:(${ID}):(select|pick|done|cancel|open|continue|opt:(\\d{1,3}))$`);
+const STOP_ACTION = new RegExp(`^stop:(${ID})$`);
+
+export const actionIds = {
+  option: (askId: string, index: number) => `ask:${askId}:opt:${index}`,
+  select: (askId: string) => `ask:${askId}:select`,
+  pick: (askId: string) => `ask:${askId}:pick`,
+  done: (askId: string) => `ask:${askId}:done`,
+  cancel: (askId: string) => `ask:${askId}:cancel`,
+  open: (askId: string) => `ask:${askId}:open`,
+  continue: (askId: string) => `ask:${askId}:continue`,
+  stop: (sessionId: string) => `stop:${sessionId}`,
+};
+
+/** Every action id Parley draws matches this, so one Bolt listener receives them all. */
+export const PARLEY_ACTION_PATTERN = /^(ask|stop):/;
+
+export function parseActionId(actionId: string): ActionId | undefined {
+  const stop = STOP_ACTION.exec(actionId);
+  if (stop?.[1]) return { kind: "stop", sessionId: stop[1] };
+  const match = ASK_ACTION.exec(actionId);
+  const askId = match?.[1];
+  const verb = match?.[2];
+  if (!askId || !verb) return undefined;
+  if (match[3] !== undefined) return { kind: "option", askId, index: Number(match[3]) };
+  if (verb === "select" || verb === "pick" || verb === "done" || verb === "cancel" || verb === "open" || verb === "continue") {
+    return { kind: verb, askId };
+  }
+  return undefined;
+}
+
+/** An option's value in radios, selects and checkboxes: its index, parsed back strictly. */
+export function parseOptionIndex(value: string | undefined): number | undefined {
+  if (value === undefined || !/^\d{1,3}$/.test(value)) return undefined;
+  return Number(value);
+}

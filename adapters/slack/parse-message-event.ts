@@ -1,0 +1,65 @@
+import { z } from "zod";
+import type { ConversationRef } from "../../src/ports/session-store.js";
+
+/** Plain messages and thread broadcasts are people talking; every other subtype is housekeeping. */
+const PERSON_SUBTYPES = new Set([undefined, "thread_broadcast"]);
+
+const messageEventSchema = z.object({
+  type: z.enum(["app_mention", "message"]),
+  subtype: z.string().optional(),
+  user: z.string().optional(),
+  bot_id: z.string().optional(),
+  text: z.string().optional(),
+  channel: z.string(),
+  channel_type: z.string().optional(),
+  ts: z.string(),
+  thread_ts: z.string().optional(),
+  team: z.string().optional(),
+});
+
+export interface ParsedMessage {
+  eventId: string;
+  conversation: ConversationRef;
+  userId: string;
+  text: string;
+  addressedToBot: boolean;
+}
+
+export function conversationOf(teamId: string, channel: string, ts: string, threadTs?: string): ConversationRef {
+  return { platform: "slack", workspace: teamId, channel, thread: threadTs ?? ts };
+}
+
+/**
+ * Reads an `app_mention` or `message` event as something a person said, or undefined when it must be ignored.
+ * The event id is built from channel and ts, so a mention's `message` twin and Slack's retries collapse into one.
+ */
+export function parseMessageEvent(
+  raw: unknown,
+  context: { teamId: string | undefined; botUserId: string | undefined },
+): ParsedMessage | undefined {
+  const parsed = messageEventSchema.safeParse(raw);
+  if (!parsed.success) return undefined;
+  const event = parsed.data;
+  if (!PERSON_SUBTYPES.has(event.subtype) || event.bot_id !== undefined || !event.user) return undefined;
+  if (event.user === context.botUserId) return undefined;
+  const teamId = context.teamId ?? event.team;
+  if (!teamId) return undefined;
+  const rawText = event.text ?? "";
+  const mentionsBot = context.botUserId !== undefined && mentionPattern(context.botUserId).test(rawText);
+  const isDirect = event.channel_type === "im" || (event.channel_type === undefined && event.channel.startsWith("D"));
+  const addressedToBot = event.type === "app_mention" || mentionsBot || isDirect;
+  // A top-level channel message that does not mention the bot cannot belong to any session.
+  if (!addressedToBot && event.thread_ts === undefined) return undefined;
+  const text = context.botUserId ? rawText.replace(mentionPattern(context.botUserId, "g"), " ") : rawText;
+  return {
+    eventId: `slack:${event.channel}:${event.ts}`,
+    conversation: conversationOf(teamId, event.channel, event.ts, event.thread_ts),
+    userId: event.user,
+    text: text.replace(/\s+/g, " ").trim(),
+    addressedToBot,
+  };
+}
+
+function mentionPattern(botUserId: string, flags = ""): RegExp {
+  return new RegExp(`<@${botUserId.replace(/[^A-Za-z0-9_]/g, "")}(?:\\|[^>]*)?>`, flags);
+}

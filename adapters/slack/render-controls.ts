@@ -1,0 +1,91 @@
+import type { types } from "@slack/bolt";
+import type { AskOption, AskSpec } from "../../src/ask/spec.js";
+import { actionIds } from "./action-ids.js";
+import { CHOICE_LIMITS, SLACK_LIMITS } from "./slack-limits.js";
+import { mrkdwnText, plainText } from "./slack-text.js";
+
+type Block = types.KnownBlock;
+type ActionsElement = types.ActionsBlockElement;
+
+function button(text: string, actionId: string, style?: "primary" | "danger"): types.Button {
+  return { type: "button", text: plainText(text, SLACK_LIMITS.buttonTextChars), action_id: actionId, ...(style ? { style } : {}) };
+}
+
+function option(entry: AskOption, index: number): types.PlainTextOption {
+  return { text: plainText(entry.label, SLACK_LIMITS.optionTextChars), value: String(index) };
+}
+
+function cancelButton(askId: string): types.Button {
+  return button("Cancel", actionIds.cancel(askId));
+}
+
+/** A choice of one: buttons, then radio buttons, then a static select, as the option count grows. */
+function choiceElements(askId: string, spec: AskSpec): ActionsElement[] {
+  const options = spec.options.slice(0, CHOICE_LIMITS.staticSelect);
+  if (options.length <= CHOICE_LIMITS.buttons) {
+    return options.map((entry, index) =>
+      button(entry.label, actionIds.option(askId, index), spec.default === entry.value ? "primary" : undefined),
+    );
+  }
+  const choices = options.map(option);
+  if (options.length <= CHOICE_LIMITS.radioButtons) {
+    return [{ type: "radio_buttons", action_id: actionIds.select(askId), options: choices }];
+  }
+  return [
+    {
+      type: "static_select",
+      action_id: actionIds.select(askId),
+      placeholder: plainText("Choose…", SLACK_LIMITS.placeholderChars),
+      options: choices,
+    },
+  ];
+}
+
+/** A choice of any: checkboxes up to ten, then a multi-select; the answer is read when Done is tapped. */
+function multiselectElements(askId: string, spec: AskSpec): ActionsElement[] {
+  const options = spec.options.slice(0, CHOICE_LIMITS.staticSelect).map(option);
+  const picker: ActionsElement =
+    options.length <= CHOICE_LIMITS.checkboxes
+      ? { type: "checkboxes", action_id: actionIds.pick(askId), options }
+      : {
+          type: "multi_static_select",
+          action_id: actionIds.pick(askId),
+          placeholder: plainText("Choose any…", SLACK_LIMITS.placeholderChars),
+          options,
+        };
+  return [picker, button("Done", actionIds.done(askId), "primary")];
+}
+
+/** The interactive part of a card: one actions block (Cancel always last) plus an optional hint line. */
+export function renderControls(askId: string, spec: AskSpec): Block[] {
+  let elements: ActionsElement[];
+  let hint: string | undefined;
+  switch (spec.type) {
+    case "confirm":
+      elements = [button("Yes", actionIds.option(askId, 0), "primary"), button("No", actionIds.option(askId, 1), "danger")];
+      hint = "Or reply *yes* or *no* in this thread.";
+      break;
+    case "select":
+    case "buttons":
+      elements = choiceElements(askId, spec);
+      if (spec.allowOther) hint = "None of these? Reply in this thread with your own answer.";
+      break;
+    case "multiselect":
+      elements = multiselectElements(askId, spec);
+      hint = "Tick any, then tap *Done*. Ticking none is an answer too.";
+      break;
+    case "input":
+      elements = [button("Answer", actionIds.open(askId), "primary")];
+      hint = "Or reply in this thread.";
+      break;
+    case "form":
+      elements = [button("Fill in", actionIds.open(askId), "primary")];
+      break;
+    case "message":
+      elements = [button("Continue", actionIds.continue(askId), "primary")];
+      break;
+  }
+  const blocks: Block[] = [{ type: "actions", elements: [...elements, cancelButton(askId)] }];
+  if (hint) blocks.push({ type: "context", elements: [mrkdwnText(hint)] });
+  return blocks;
+}

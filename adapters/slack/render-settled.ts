@@ -1,0 +1,38 @@
+import type { types } from "@slack/bolt";
+import type { CardView, Settlement } from "../../src/ports/platform-adapter.js";
+import { notificationText, questionBlocks, type SlackMessage, titleBlocks } from "./render-card.js";
+import { SLACK_LIMITS } from "./slack-limits.js";
+import { escapeMrkdwn, mrkdwnText } from "./slack-text.js";
+
+/** The settled card keeps at most this much of the question, so the thread still reads well. */
+const SETTLED_QUESTION_CHARS = 2900;
+
+/** One line saying how the ask ended and who ended it. The answer text arrives already masked. */
+export function settlementLine(settlement: Settlement): string {
+  const who = settlement.by ? `<@${escapeMrkdwn(settlement.by)}>` : undefined;
+  const by = who ? (settlement.byAdmin ? `by an admin, ${who}` : `by ${who}`) : undefined;
+  switch (settlement.status) {
+    case "answered": {
+      const answer = escapeMrkdwn(settlement.answerText ?? "answered");
+      return by ? `✅ ${answer} — answered ${by}` : `✅ ${answer}`;
+    }
+    case "cancelled":
+      if (settlement.stopped) return by ? `⏹ Stopped ${by}` : "⏹ Stopped";
+      return by ? `✖️ Cancelled ${by}` : "✖️ Cancelled";
+    case "expired":
+      return "⌛ Expired: nobody answered in time";
+  }
+}
+
+/** The card after its ask ended: the question stays, the controls become one outcome line. */
+export function renderSettledCard(card: CardView, settlement: Settlement): SlackMessage {
+  const line = settlementLine(settlement);
+  return {
+    text: `${notificationText(card.spec)} ${line}`.slice(0, SLACK_LIMITS.messageTextChars),
+    blocks: [
+      ...titleBlocks(card.spec),
+      ...questionBlocks(card.spec.question, SETTLED_QUESTION_CHARS),
+      { type: "context", elements: [mrkdwnText(line)] } satisfies types.ContextBlock,
+    ],
+  };
+}

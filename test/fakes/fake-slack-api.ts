@@ -1,0 +1,183 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { checkMessage, checkView } from "./fake-slack-limits.js";
+
+export const FAKE_BOT_TOKEN = "xoxb-test-token";
+export const FAKE_APP_TOKEN = "xapp-test-token";
+export const FAKE_TEAM_ID = "T_PARLEY";
+export const FAKE_BOT_USER_ID = "U_PARLEY_BOT";
+export const FAKE_BOT_ID = "B_PARLEY_BOT";
+
+export interface RecordedSlackCall {
+  method: string;
+  /** Form fields, with `blocks` and `view` decoded from their JSON strings. */
+  params: Record<string, unknown>;
+  /** Slack's answer: `ok` and, when refused, the error code. */
+  ok: boolean;
+  error?: string;
+  /** The whole answer the fake gave, such as the new message's `ts`. */
+  result: Record<string, unknown>;
+}
+
+export interface FakeSlackUser {
+  id: string;
+  name: string;
+  isAdmin?: boolean;
+  isOwner?: boolean;
+}
+
+/**
+ * A local stand-in for the Slack Web API (`POST /api/<method>`), pointed at by SLACK_API_URL.
+ * It records every call, refuses payloads that break Block Kit limits the way Slack does, and serves
+ * `response_url`s under `/respond/…`.
+ */
+export class FakeSlackApi {
+  readonly calls: RecordedSlackCall[] = [];
+  readonly responses: Array<{ path: string; body: Record<string, unknown> }> = [];
+  readonly users = new Map<string, FakeSlackUser>();
+  /** Where `apps.connections.open` sends Socket Mode clients. */
+  socketUrl = "";
+  private readonly rateLimits = new Map<string, number>();
+  private readonly usedTriggers = new Set<string>();
+  private tsCounter = 0;
+  private server: Server | undefined;
+  url = "";
+
+  addUser(user: FakeSlackUser): this {
+    this.users.set(user.id, user);
+    return this;
+  }
+
+  /** The next `count` calls of `method` answer 429 with `Retry-After: 0`. */
+  rateLimit(method: string, count = 1): void {
+    this.rateLimits.set(method, count);
+  }
+
+  callsOf(method: string): RecordedSlackCall[] {
+    return this.calls.filter((call) => call.method === method);
+  }
+
+  get apiUrl(): string {
+    return `${this.url}/api/`;
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => this.handle(request, Buffer.concat(chunks).toString("utf8"), response));
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+  }
+
+  private handle(request: IncomingMessage, raw: string, response: ServerResponse): void {
+    const path = request.url ?? "";
+    if (path.startsWith("/respond/")) {
+      this.responses.push({ path, body: JSON.parse(raw) as Record<string, unknown> });
+      response.writeHead(200, { "content-type": "text/plain" }).end("ok");
+      return;
+    }
+    const method = path.replace(/^\/api\//, "").split("?")[0] ?? "";
+    const params = decode(request.headers["content-type"] ?? "", raw);
+    const waiting = this.rateLimits.get(method) ?? 0;
+    if (waiting > 0) {
+      this.rateLimits.set(method, waiting - 1);
+      this.calls.push({ method, params, ok: false, error: "ratelimited", result: {} });
+      response.writeHead(429, { "retry-after": "0", "content-type": "application/json" }).end('{"ok":false,"error":"ratelimited"}');
+      return;
+    }
+    const token = (request.headers.authorization ?? "").replace(/^Bearer /, "");
+    const answer = this.answer(method, params, token);
+    this.calls.push({
+      method,
+      params,
+      ok: answer.ok === true,
+      ...(typeof answer.error === "string" ? { error: answer.error } : {}),
+      result: answer,
+    });
+    response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
+  }
+
+  private answer(method: string, params: Record<string, unknown>, token: string): Record<string, unknown> {
+    const expected = method === "apps.connections.open" ? FAKE_APP_TOKEN : FAKE_BOT_TOKEN;
+    if (token !== expected) return { ok: false, error: "invalid_auth" };
+    switch (method) {
+      case "auth.test":
+        return {
+          ok: true,
+          url: "https://parley.example/",
+          team: "Parley",
+          user: "parley",
+          team_id: FAKE_TEAM_ID,
+          user_id: FAKE_BOT_USER_ID,
+          bot_id: FAKE_BOT_ID,
+        };
+      case "apps.connections.open":
+        return { ok: true, url: this.socketUrl };
+      case "chat.postMessage":
+      case "chat.update": {
+        const refused = checkMessage(params);
+        if (refused) return { ok: false, error: refused.error, response_metadata: { messages: [refused.reason] } };
+        const ts = method === "chat.update" ? String(params.ts) : this.nextTs();
+        return { ok: true, channel: params.channel, ts, message: { text: params.text, ts } };
+      }
+      case "chat.postEphemeral":
+        return typeof params.user === "string" && typeof params.text === "string"
+          ? { ok: true, message_ts: this.nextTs() }
+          : { ok: false, error: "invalid_arguments" };
+      case "views.open": {
+        const trigger = String(params.trigger_id ?? "");
+        if (!trigger.startsWith("trigger-")) return { ok: false, error: "invalid_trigger_id" };
+        if (this.usedTriggers.has(trigger)) return { ok: false, error: "exchanged_trigger_id" };
+        this.usedTriggers.add(trigger);
+        const refused = checkView(params.view);
+        return refused
+          ? { ok: false, error: refused.error, response_metadata: { messages: [refused.reason] } }
+          : { ok: true, view: { id: `V${this.nextTs()}` } };
+      }
+      case "users.info":
+        return this.userInfo(String(params.user));
+      case "assistant.threads.setStatus":
+        return { ok: true };
+      default:
+        return { ok: false, error: "unknown_method" };
+    }
+  }
+
+  private userInfo(id: string): Record<string, unknown> {
+    const user = this.users.get(id);
+    if (!user) return { ok: false, error: "user_not_found" };
+    return {
+      ok: true,
+      user: {
+        id,
+        name: user.name,
+        real_name: user.name,
+        is_admin: user.isAdmin === true,
+        is_owner: user.isOwner === true,
+        profile: { display_name: user.name },
+      },
+    };
+  }
+
+  private nextTs(): string {
+    this.tsCounter++;
+    return `1800000000.${String(this.tsCounter).padStart(6, "0")}`;
+  }
+}
+
+function decode(contentType: string, raw: string): Record<string, unknown> {
+  if (contentType.includes("application/json")) return JSON.parse(raw || "{}") as Record<string, unknown>;
+  const params: Record<string, unknown> = Object.fromEntries(new URLSearchParams(raw));
+  for (const key of ["blocks", "view"]) {
+    if (typeof params[key] === "string") params[key] = JSON.parse(params[key] as string);
+  }
+  return params;
+}

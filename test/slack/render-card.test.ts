@@ -1,0 +1,146 @@
+import { describe, expect, it } from "vitest";
+import { actionIds, parseActionId } from "../../adapters/slack/action-ids.js";
+import { renderCard } from "../../adapters/slack/render-card.js";
+import { PASSWORD_WARNING, renderAnswerModal } from "../../adapters/slack/render-modal.js";
+import { renderProgress } from "../../adapters/slack/render-progress.js";
+import { renderSettledCard, settlementLine } from "../../adapters/slack/render-settled.js";
+import type { CardView } from "../../src/ports/platform-adapter.js";
+import { checkMessage, checkView } from "../fakes/fake-slack-limits.js";
+import { cardOf, DEADLINE } from "./card-view.js";
+import { actionIdsOf } from "./slack-harness.js";
+
+function controlTypes(card: CardView): string[] {
+  return renderCard(card)
+    .blocks.filter((block) => block.type === "actions")
+    .flatMap((block) => ("elements" in block ? block.elements.map((element) => element.type) : []));
+}
+
+const letters = (count: number) => Array.from({ length: count }, (_, index) => `choice ${index + 1}`);
+
+describe("renderCard", () => {
+  it("degrades a choice from buttons to radio buttons to a static select as options grow", () => {
+    expect(controlTypes(cardOf({ type: "select", question: "q", options: letters(5) }))).toEqual([...Array(5).fill("button"), "button"]);
+    expect(controlTypes(cardOf({ type: "buttons", question: "q", options: letters(6) }))).toEqual(["radio_buttons", "button"]);
+    expect(controlTypes(cardOf({ type: "select", question: "q", options: letters(10) }))).toEqual(["radio_buttons", "button"]);
+    expect(controlTypes(cardOf({ type: "select", question: "q", options: letters(11) }))).toEqual(["static_select", "button"]);
+    expect(controlTypes(cardOf({ type: "select", question: "q", options: letters(100) }))).toEqual(["static_select", "button"]);
+  });
+
+  it("draws a multiselect as checkboxes up to ten options, then a multi-select, always with Done", () => {
+    expect(controlTypes(cardOf({ type: "multiselect", question: "q", options: letters(10) }))).toEqual(["checkboxes", "button", "button"]);
+    expect(controlTypes(cardOf({ type: "multiselect", question: "q", options: letters(11) }))).toEqual([
+      "multi_static_select",
+      "button",
+      "button",
+    ]);
+  });
+
+  it("shows who may answer and when the ask expires, and always offers Cancel", () => {
+    const owner = JSON.stringify(renderCard(cardOf({ type: "confirm", question: "Ship?" })).blocks);
+    expect(owner).toContain("Only <@U_ALICE> or an admin can answer");
+    expect(owner).toContain(`<!date^${DEADLINE / 1000}^{date_short_pretty} at {time}|2026-11-30 21:00 UTC>`);
+    const anyone = JSON.stringify(
+      renderCard(cardOf({ type: "confirm", question: "Ship?" }, { answerers: [], anyoneInThread: true })).blocks,
+    );
+    expect(anyone).toContain("Anyone in this thread can answer");
+    for (const type of ["confirm", "input", "message"]) {
+      const ids = actionIdsOf(renderCard(cardOf({ type, question: "q" })).blocks);
+      expect(ids.at(-1)).toBe(actionIds.cancel("AskId_123"));
+    }
+  });
+
+  it("truncates long option labels and titles, and escapes what would ping a channel", () => {
+    const longLabel = "x".repeat(300);
+    const card = renderCard(
+      cardOf({ type: "buttons", title: "T".repeat(200), question: "<!channel> A & B", options: [longLabel, "short"] }),
+    );
+    const json = JSON.stringify(card.blocks);
+    expect(json).toContain(`"${"x".repeat(74)}…"`);
+    expect(json).toContain(`"${"T".repeat(149)}…"`);
+    expect(json).toContain("&lt;!channel&gt; A &amp; B");
+    expect(json).not.toContain("<!channel>");
+    expect(checkMessage(card)).toBeUndefined();
+  });
+
+  it('offers "reply in the thread" only when free text is allowed', () => {
+    const open = JSON.stringify(renderCard(cardOf({ type: "select", question: "q", options: ["a", "b"] })).blocks);
+    const closed = JSON.stringify(renderCard(cardOf({ type: "select", question: "q", options: ["a", "b"], allow_other: false })).blocks);
+    expect(open).toContain("Reply in this thread with your own answer");
+    expect(closed).not.toContain("your own answer");
+  });
+
+  it("puts only the ask id and an option index in action ids", () => {
+    const card = cardOf({ type: "buttons", question: "q", options: [{ value: "secret-value-1", label: "One" }, "two"] });
+    const ids = actionIdsOf(renderCard(card).blocks);
+    expect(ids.map(parseActionId)).toEqual([
+      { kind: "option", askId: "AskId_123", index: 0 },
+      { kind: "option", askId: "AskId_123", index: 1 },
+      { kind: "cancel", askId: "AskId_123" },
+    ]);
+    expect(JSON.stringify(renderCard(card).blocks)).not.toContain("secret-value-1");
+  });
+});
+
+describe("renderAnswerModal", () => {
+  it("draws every form field type, warns that a password is not masked, and fits the title in 24 characters", () => {
+    const fields = [
+      { name: "host", type: "text", required: true },
+      { name: "secret", label: "Secret", type: "password" },
+      { name: "port", type: "number" },
+      { name: "tls", label: "TLS", type: "toggle" },
+    ];
+    const view = renderAnswerModal(
+      "AskId_123",
+      cardOf({ type: "form", title: "Database connection settings", question: "q", fields }).spec,
+    );
+    expect(checkView(view)).toBeUndefined();
+    expect(view.title.text).toHaveLength(24);
+    expect(JSON.parse(view.private_metadata ?? "")).toEqual({ askId: "AskId_123" });
+    const inputs = view.blocks.filter((block) => block.type === "input");
+    expect(inputs.map((block) => ("element" in block ? block.element.type : ""))).toEqual([
+      "plain_text_input",
+      "plain_text_input",
+      "number_input",
+      "checkboxes",
+    ]);
+    expect(JSON.stringify(inputs[1])).toContain(PASSWORD_WARNING);
+    expect(inputs.map((block) => ("optional" in block ? block.optional : undefined))).toEqual([false, true, true, true]);
+  });
+});
+
+describe("settling", () => {
+  it("writes one line per outcome, naming who ended the ask", () => {
+    expect(settlementLine({ status: "answered", answerText: "prod", by: "U1" })).toBe("✅ prod — answered by <@U1>");
+    expect(settlementLine({ status: "answered", answerText: "prod", by: "U9", byAdmin: true })).toBe(
+      "✅ prod — answered by an admin, <@U9>",
+    );
+    expect(settlementLine({ status: "cancelled", by: "U1" })).toBe("✖️ Cancelled by <@U1>");
+    expect(settlementLine({ status: "cancelled", by: "U1", stopped: true })).toBe("⏹ Stopped by <@U1>");
+    expect(settlementLine({ status: "expired" })).toBe("⌛ Expired: nobody answered in time");
+  });
+
+  it("removes every control", () => {
+    const settled = renderSettledCard(cardOf({ type: "select", question: "q", options: letters(40) }), {
+      status: "answered",
+      answerText: "choice 3",
+      by: "U1",
+    });
+    expect(actionIdsOf(settled.blocks)).toEqual([]);
+    expect(checkMessage(settled)).toBeUndefined();
+  });
+});
+
+describe("renderProgress", () => {
+  const view = {
+    turnKey: "s:1",
+    sessionId: "session-1",
+    conversation: cardOf({ question: "q" }).conversation,
+    text: "Waiting for <@U_ALICE>",
+  };
+  it("has a Stop button while the turn runs and none when it is over", () => {
+    expect(actionIdsOf(renderProgress({ ...view, done: false }).blocks)).toEqual(["stop:session-1"]);
+    const done = renderProgress({ ...view, done: true });
+    expect(actionIdsOf(done.blocks)).toEqual([]);
+    expect(done.text).toBe("Waiting for <@U_ALICE>");
+  });
+});

@@ -1,0 +1,197 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ask, lastToolResults, reply } from "../fakes/fake-anthropic.js";
+import { FAKE_BOT_USER_ID } from "../fakes/fake-slack-api.js";
+import { ALICE, BOB, SlackHarness } from "./slack-harness.js";
+import { blockActions, CHANNEL, DM_CHANNEL, messageEvent, nextTs } from "./slack-payloads.js";
+
+let harness: SlackHarness;
+
+beforeEach(async () => {
+  harness = await new SlackHarness().start();
+});
+
+afterEach(async () => {
+  await harness.close();
+});
+
+let eventCounter = 0;
+async function deliver(event: Record<string, unknown>, retryNum?: number, eventId = `Ev${++eventCounter}`): Promise<number> {
+  const response = await harness.sender.event(event, { teamId: "T_PARLEY", eventId }, retryNum === undefined ? {} : { retryNum });
+  return response.status;
+}
+
+function lastToolResultValue(): unknown {
+  const results = lastToolResults(harness.anthropic.requests.at(-1));
+  expect(results).toHaveLength(1);
+  return JSON.parse(results[0]!.content);
+}
+
+describe("Slack round trip through real Bolt", () => {
+  it("mention → one button per candidate → tap → tool_result → final answer in the thread → card settled", async () => {
+    harness.anthropic.script(
+      ask({ question: "Which environment?", candidates: ["staging", "production"] }),
+      reply("Deploying to **production**."),
+    );
+    const ts = nextTs();
+    // Slack delivers a mention twice: as app_mention and as its message twin.
+    expect(await deliver(messageEvent("app_mention", { user: ALICE, text: `<@${FAKE_BOT_USER_ID}> deploy the app`, ts }))).toBe(200);
+    expect(await deliver(messageEvent("message", { user: ALICE, text: `<@${FAKE_BOT_USER_ID}> deploy the app`, ts }))).toBe(200);
+    const outcomes = await harness.settle("handleMessage", 2);
+    expect(outcomes.map((call) => call.result).sort()).toEqual(["duplicate", "started"]);
+    expect(harness.anthropic.requests).toHaveLength(1);
+    const firstPrompt = JSON.stringify(harness.anthropic.requests[0]!.body.messages);
+    expect(firstPrompt).toContain("deploy the app");
+    expect(firstPrompt).not.toContain(FAKE_BOT_USER_ID);
+
+    const card = harness.card(ts);
+    const buttons = card.blocks.find((block) => block.type === "actions")!.elements as Array<{ text: { text: string }; action_id: string }>;
+    expect(buttons.map((button) => button.text.text)).toEqual(["staging", "production", "Cancel"]);
+    expect(JSON.stringify(card.blocks)).toContain(`Only <@${ALICE}> or an admin can answer`);
+    expect(JSON.stringify(card.blocks)).toContain("Expires <!date^");
+
+    await harness.sender.interaction(
+      blockActions({
+        user: ALICE,
+        actionId: buttons[1]!.action_id,
+        channel: CHANNEL,
+        cardTs: card.ts,
+        threadTs: ts,
+        responseUrl: harness.responseUrl,
+      }),
+    );
+    expect((await harness.settle("answer", 1))[0]!.result).toEqual({ kind: "accepted" });
+
+    expect(lastToolResultValue()).toEqual({ ok: true, value: "production" });
+    const final = harness.posted(ts).at(-1)!;
+    expect(final.params.text).toBe("Deploying to *production*.");
+    const settled = harness.updatesOf(card.ts).at(-1)!;
+    expect(JSON.stringify(settled.params.blocks)).toContain(`✅ production — answered by <@${ALICE}>`);
+    expect(JSON.stringify(settled.params.blocks)).not.toContain("ask:");
+  });
+
+  it("reads a free-text reply in the thread as the answer to the pending ask", async () => {
+    harness.anthropic.script(ask({ question: "Which region?", choices: ["eu", "us"] }), reply("ok"));
+    const ts = nextTs();
+    await deliver(messageEvent("app_mention", { user: ALICE, text: `<@${FAKE_BOT_USER_ID}> pick a region`, ts }));
+    await harness.settle("handleMessage", 1);
+    const card = harness.card(ts);
+    await deliver(messageEvent("message", { user: ALICE, text: "ap-southeast, please", threadTs: ts }));
+    expect((await harness.settle("handleMessage", 2))[1]!.result).toBe("answered");
+    expect(lastToolResultValue()).toEqual({ ok: true, value: "ap-southeast, please", other: true });
+    expect(JSON.stringify(harness.updatesOf(card.ts).at(-1)!.params.blocks)).toContain("✅ “ap-southeast, please” — answered by");
+  });
+
+  it("processes a retried event once", async () => {
+    harness.anthropic.script(ask({ type: "confirm", question: "Ship it?" }), reply("shipped"));
+    const ts = nextTs();
+    const event = messageEvent("app_mention", { user: ALICE, text: `<@${FAKE_BOT_USER_ID}> ship`, ts });
+    await deliver(event, undefined, "EvSame");
+    await deliver(event, 1, "EvSame");
+    await deliver(event, 2, "EvSame");
+    const outcomes = await harness.settle("handleMessage", 3);
+    expect(outcomes.filter((call) => call.result === "started")).toHaveLength(1);
+    expect(harness.anthropic.requests).toHaveLength(1);
+    expect(harness.posted(ts).filter((call) => JSON.stringify(call.params.blocks ?? "").includes("ask:"))).toHaveLength(1);
+  });
+
+  it("answers a double tap exactly once and tells the second tap it was already answered", async () => {
+    harness.anthropic.script(ask({ type: "confirm", question: "Restart the database?" }), reply("restarted"));
+    const ts = nextTs();
+    await deliver(messageEvent("app_mention", { user: ALICE, text: `<@${FAKE_BOT_USER_ID}> restart`, ts }));
+    await harness.settle("handleMessage", 1);
+    const card = harness.card(ts);
+    const tap = () =>
+      harness.sender.interaction(
+        blockActions({
+          user: ALICE,
+          actionId: card.actionIds[0]!,
+          channel: CHANNEL,
+          cardTs: card.ts,
+          threadTs: ts,
+          responseUrl: harness.responseUrl,
+        }),
+      );
+    await Promise.all([tap(), tap()]);
+    const answers = await harness.settle("answer", 2);
+    expect(answers.map((call) => (call.result as { kind: string }).kind).sort()).toEqual(["accepted", "already-ended"]);
+    expect(harness.anthropic.requests).toHaveLength(2);
+    expect(lastToolResultValue()).toEqual({ ok: true, value: true });
+    expect(await harness.noticesTo(ALICE, 1)).toEqual(["This question was already answered."]);
+  });
+
+  it("talks in a DM without a mention", async () => {
+    harness.anthropic.script(ask({ type: "buttons", question: "Tea or coffee?", options: ["tea", "coffee"] }), reply("Coffee it is."));
+    const ts = nextTs();
+    await deliver(messageEvent("message", { user: ALICE, text: "what should I drink?", channel: DM_CHANNEL, channelType: "im", ts }));
+    await harness.settle("handleMessage", 1);
+    const card = harness.card(ts);
+    expect(harness.slack.callsOf("chat.postMessage").find((call) => call.params.thread_ts === ts)?.params.channel).toBe(DM_CHANNEL);
+    await harness.sender.interaction(
+      blockActions({
+        user: ALICE,
+        actionId: card.actionIds[1]!,
+        channel: DM_CHANNEL,
+        cardTs: card.ts,
+        threadTs: ts,
+        responseUrl: harness.responseUrl,
+      }),
+    );
+    await harness.settle("answer", 1);
+    expect(lastToolResultValue()).toEqual({ ok: true, value: "coffee" });
+    expect(harness.posted(ts).at(-1)!.params.text).toBe("Coffee it is.");
+  });
+
+  it("ignores other bots, its own messages, edits and channel chatter", async () => {
+    const ts = nextTs();
+    await deliver(messageEvent("message", { user: BOB, text: "hello team", ts }));
+    await deliver(
+      messageEvent("message", { user: "U_OTHER_BOT", botId: "B_OTHER", text: `<@${FAKE_BOT_USER_ID}> hi`, subtype: "bot_message" }),
+    );
+    await deliver(messageEvent("message", { user: FAKE_BOT_USER_ID, text: "my own words", channel: DM_CHANNEL, channelType: "im" }));
+    await deliver(messageEvent("message", { user: BOB, text: `<@${FAKE_BOT_USER_ID}> edited`, subtype: "message_changed" }));
+    harness.anthropic.script(reply("hi bob"));
+    const mentionTs = nextTs();
+    await deliver(messageEvent("app_mention", { user: BOB, text: `<@${FAKE_BOT_USER_ID}> hi`, ts: mentionTs }));
+    await harness.settle("handleMessage", 1);
+    expect(harness.posted(mentionTs).at(-1)?.params.text).toBe("hi bob");
+    // Ignored events are dropped before any lookup: the only user looked up is the one who mentioned the bot.
+    expect(harness.slack.callsOf("users.info").map((call) => call.params.user)).toEqual([BOB]);
+    expect(harness.engineCalls).toHaveLength(1);
+    expect(harness.anthropic.requests).toHaveLength(1);
+  });
+
+  it("waits out a 429 with Retry-After instead of dropping the card", async () => {
+    harness.anthropic.script(ask({ type: "confirm", question: "Proceed?" }));
+    harness.slack.rateLimit("chat.postMessage", 2);
+    const ts = nextTs();
+    await deliver(messageEvent("app_mention", { user: ALICE, text: `<@${FAKE_BOT_USER_ID}> go`, ts }));
+    await harness.settle("handleMessage", 1);
+    expect(harness.slack.calls.filter((call) => call.error === "ratelimited")).toHaveLength(2);
+    expect(harness.card(ts).text).toContain("Proceed?");
+  });
+
+  it("splits a long final answer into several messages, shows progress and clears the thinking status", async () => {
+    const paragraphs = Array.from({ length: 30 }, (_, index) => `Paragraph ${index}: ${"detail ".repeat(60)}`);
+    harness.anthropic.script(reply(paragraphs.join("\n\n")));
+    const ts = nextTs();
+    await deliver(messageEvent("app_mention", { user: ALICE, text: `<@${FAKE_BOT_USER_ID}> explain`, ts }));
+    await harness.settle("handleMessage", 1);
+    const texts = harness
+      .posted(ts)
+      .filter((call) => call.params.blocks === undefined)
+      .map((call) => String(call.params.text));
+    expect(texts.length).toBeGreaterThan(2);
+    expect(texts.every((text) => text.length <= 4000)).toBe(true);
+    expect(texts.join("\n\n")).toContain("Paragraph 29:");
+    const statuses = harness.slack.callsOf("assistant.threads.setStatus").map((call) => call.params.status);
+    expect(statuses).toEqual(["is thinking…", ""]);
+    const progress = harness.posted(ts).find((call) => JSON.stringify(call.params.blocks ?? "").includes("stop:"))!;
+    expect(JSON.stringify(harness.updatesOf(String(progress.result.ts)).at(-1)!.params.blocks)).toContain("Done");
+  });
+
+  it("answers GET /healthz", async () => {
+    const response = await fetch(`http://127.0.0.1:${harness.adapter.port}/healthz`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ ok: true });
+  });
+});

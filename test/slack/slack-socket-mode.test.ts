@@ -1,0 +1,92 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ask, lastToolResults, reply } from "../fakes/fake-anthropic.js";
+import { FAKE_BOT_USER_ID, FAKE_TEAM_ID } from "../fakes/fake-slack-api.js";
+import { ALICE, SlackHarness, waitFor } from "./slack-harness.js";
+import { blockActions, CHANNEL, messageEvent, nextTs, viewSubmission } from "./slack-payloads.js";
+
+let harness: SlackHarness;
+
+beforeEach(async () => {
+  harness = await new SlackHarness({ socketMode: true }).start();
+});
+
+afterEach(async () => {
+  await harness.close();
+});
+
+function eventEnvelope(event: Record<string, unknown>, eventId: string): Record<string, unknown> {
+  return {
+    token: "unused",
+    team_id: FAKE_TEAM_ID,
+    api_app_id: "A_PARLEY",
+    type: "event_callback",
+    event_id: eventId,
+    event_time: 1,
+    event,
+  };
+}
+
+describe("Socket Mode", () => {
+  it("connects through apps.connections.open with the app token and runs the same round trip", async () => {
+    expect(harness.slack.callsOf("apps.connections.open").filter((call) => call.ok)).toHaveLength(1);
+    expect((await fetch(`http://127.0.0.1:${harness.adapter.port}/healthz`)).status).toBe(200);
+    harness.anthropic.script(ask({ question: "Which branch?", candidates: ["main", "next"] }), reply("Merged into next."));
+    const thread = nextTs();
+    const eventAck = await harness.socket.send(
+      "events_api",
+      eventEnvelope(messageEvent("app_mention", { user: ALICE, text: `<@${FAKE_BOT_USER_ID}> merge it`, ts: thread }), "EvSocket1"),
+    );
+    expect(eventAck.envelope_id).toBeDefined();
+    await harness.settle("handleMessage", 1);
+    const card = harness.card(thread);
+
+    await harness.socket.send(
+      "interactive",
+      blockActions({
+        user: ALICE,
+        actionId: card.actionIds[1]!,
+        channel: CHANNEL,
+        cardTs: card.ts,
+        threadTs: thread,
+        responseUrl: harness.responseUrl,
+      }),
+    );
+    await harness.settle("answer", 1);
+    const results = lastToolResults(harness.anthropic.requests.at(-1));
+    expect(JSON.parse(results[0]!.content)).toEqual({ ok: true, value: "next" });
+    expect(harness.posted(thread).at(-1)!.params.text).toBe("Merged into next.");
+    expect(JSON.stringify(harness.updatesOf(card.ts).at(-1)!.params.blocks)).toContain("✅ next");
+  });
+
+  it("returns modal field errors in the envelope ack", async () => {
+    harness.anthropic.script(
+      ask({ type: "form", question: "Who is on call?", fields: [{ name: "person", label: "Person", type: "text", required: true }] }),
+    );
+    const thread = nextTs();
+    await harness.socket.send(
+      "events_api",
+      eventEnvelope(messageEvent("app_mention", { user: ALICE, text: `<@${FAKE_BOT_USER_ID}> rota`, ts: thread }), "EvSocket2"),
+    );
+    await harness.settle("handleMessage", 1);
+    const card = harness.card(thread);
+    await harness.socket.send(
+      "interactive",
+      blockActions({
+        user: ALICE,
+        actionId: card.actionIds[0]!,
+        channel: CHANNEL,
+        cardTs: card.ts,
+        threadTs: thread,
+        responseUrl: harness.responseUrl,
+      }),
+    );
+    await waitFor(() => harness.slack.callsOf("views.open").length === 1, "views.open");
+    const view = harness.slack.callsOf("views.open")[0]!.params.view as Record<string, unknown>;
+    const ack = await harness.socket.send(
+      "interactive",
+      viewSubmission(ALICE, view, { "field-person": { type: "plain_text_input", value: "  " } }),
+    );
+    expect(ack.payload).toEqual({ response_action: "errors", errors: { "field-person": "Person is required." } });
+    expect((await harness.engine.getAsk(card.askId))?.ask.status).toBe("pending");
+  });
+});
