@@ -12,11 +12,28 @@ const nastyString = fc.oneof(
   fc.string(),
   fc.string({ unit: "grapheme", maxLength: 50 }),
   fc.string({ unit: fc.integer({ min: 0, max: 0x1f }).map((code) => String.fromCharCode(code)) }),
-  fc.constantFrom("__proto__", "constructor", "prototype", "<!channel>", "@everyone", "'; DROP TABLE asks; --", "**bold** _x_ `code`", "\u202e\u0000"),
+  fc.constantFrom(
+    "__proto__",
+    "constructor",
+    "prototype",
+    "<!channel>",
+    "@everyone",
+    "'; DROP TABLE asks; --",
+    "**bold** _x_ `code`",
+    "\u202e\u0000",
+  ),
   fc.integer({ min: 2990, max: 9100 }).map((length) => "x".repeat(length)),
 );
-const option = fc.oneof(nastyString, fc.record({ value: nastyString, label: fc.option(nastyString, { nil: undefined }) }, { requiredKeys: ["value"] }));
-const field = fc.record({ name: nastyString, label: fc.option(nastyString, { nil: undefined }), type: fc.oneof(fc.constantFrom(...FIELD_TYPES), nastyString), required: fc.boolean() });
+const option = fc.oneof(
+  nastyString,
+  fc.record({ value: nastyString, label: fc.option(nastyString, { nil: undefined }) }, { requiredKeys: ["value"] }),
+);
+const field = fc.record({
+  name: nastyString,
+  label: fc.option(nastyString, { nil: undefined }),
+  type: fc.oneof(fc.constantFrom(...FIELD_TYPES), nastyString),
+  required: fc.boolean(),
+});
 const plausibleSpec = fc.record(
   {
     type: fc.oneof(fc.constantFrom(...ASK_TYPES), nastyString),
@@ -32,7 +49,11 @@ const plausibleSpec = fc.record(
   },
   { requiredKeys: [] },
 );
-const anyInput = fc.oneof(plausibleSpec, fc.jsonValue({ maxDepth: 8 }), fc.anything({ maxDepth: 4, withObjectString: true, withNullPrototype: true }));
+const anyInput = fc.oneof(
+  plausibleSpec,
+  fc.jsonValue({ maxDepth: 8 }),
+  fc.anything({ maxDepth: 4, withObjectString: true, withNullPrototype: true }),
+);
 
 describe("fuzzing ask_user input from the model", () => {
   it("every input becomes a valid spec within the limits, or a clear ERROR; nothing throws", () => {
@@ -51,7 +72,8 @@ describe("fuzzing ask_user input from the model", () => {
         expect(new Set(spec.options.map((item) => item.value)).size).toBe(spec.options.length);
         expect(spec.timeoutSeconds).toBeGreaterThanOrEqual(5);
         expect(spec.timeoutSeconds).toBeLessThanOrEqual(604800);
-        if (spec.type === "select" || spec.type === "multiselect" || spec.type === "buttons") expect(spec.options.length).toBeGreaterThan(0);
+        if (spec.type === "select" || spec.type === "multiselect" || spec.type === "buttons")
+          expect(spec.options.length).toBeGreaterThan(0);
         if (spec.type === "form") expect(spec.fields.length).toBeGreaterThan(0);
         // Whatever parses can be stored and read back unchanged.
         expect(readSpec(writeSpec(spec))).toEqual(spec);
@@ -108,7 +130,8 @@ describe("fuzzing ask_user input from the model", () => {
               if (typeof raw === "string" && raw.length > 4) expect(masked.includes(JSON.stringify(raw))).toBe(false);
             }
           }
-          if ((spec.type === "select" || spec.type === "buttons") && !check.other) expect(spec.options.map((item) => item.value)).toContain(value);
+          if ((spec.type === "select" || spec.type === "buttons") && !check.other)
+            expect(spec.options.map((item) => item.value)).toContain(value);
           expect(describeAnswer(spec, maskAnswer(spec, value), check.other).length).toBeLessThanOrEqual(300);
         }
       }),
