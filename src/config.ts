@@ -26,6 +26,10 @@ export const configSchema = z
     DISCORD_APPLICATION_ID: optionalText,
     DISCORD_API_URL: optionalText.pipe(z.url().optional()),
     DISCORD_GUILD_ID: optionalText,
+    DISCORD_MESSAGE_CONTENT: optionalText
+      .transform((value) => value ?? "true")
+      .pipe(z.enum(["true", "false"], { error: "must be true or false" }))
+      .transform((value) => value === "true"),
     PORT: integer(3000, 0, 65535),
     HOST: optionalText.transform((value) => value ?? "127.0.0.1"),
     DATABASE_PATH: optionalText.transform((value) => value ?? "./data/parley.db"),

@@ -1,4 +1,5 @@
 import { AnthropicModelClient } from "../adapters/anthropic/anthropic-model-client.js";
+import { DiscordAdapter } from "../adapters/discord/discord-adapter.js";
 import { SlackAdapter } from "../adapters/slack/slack-adapter.js";
 import { TerminalAdapter } from "../adapters/terminal/terminal-adapter.js";
 import { SqliteSessionStore } from "../db/sqlite-session-store.js";
@@ -87,6 +88,19 @@ function platformAdapters(config: Config, logger: Logger, onCommand: (request: A
         ...(config.SLACK_API_URL ? { apiUrl: config.SLACK_API_URL } : {}),
         port: config.PORT,
         host: config.HOST,
+        logger,
+        onCommand,
+      }),
+    );
+  }
+  if (config.DISCORD_TOKEN && config.DISCORD_APPLICATION_ID) {
+    adapters.push(
+      new DiscordAdapter({
+        token: config.DISCORD_TOKEN,
+        applicationId: config.DISCORD_APPLICATION_ID,
+        ...(config.DISCORD_API_URL ? { apiUrl: config.DISCORD_API_URL } : {}),
+        ...(config.DISCORD_GUILD_ID ? { guildId: config.DISCORD_GUILD_ID } : {}),
+        messageContent: config.DISCORD_MESSAGE_CONTENT,
         logger,
         onCommand,
       }),

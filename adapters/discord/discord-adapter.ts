@@ -1,0 +1,193 @@
+import { once } from "node:events";
+import {
+  ActionRowBuilder,
+  type APIMessage,
+  ButtonBuilder,
+  ButtonStyle,
+  Client,
+  DiscordAPIError,
+  Events,
+  GatewayIntentBits,
+  type Interaction,
+  type Message,
+  Partials,
+  Routes,
+  ThreadAutoArchiveDuration,
+} from "discord.js";
+import { z } from "zod";
+import type { Engine } from "../../src/engine/engine.js";
+import type { Logger } from "../../src/logger.js";
+import type { CardView, PlatformAdapter, ProgressView, Settlement } from "../../src/ports/platform-adapter.js";
+import type { ConversationRef } from "../../src/ports/session-store.js";
+import { AnswerDrafts } from "./answer-drafts.js";
+import { componentId } from "./custom-id.js";
+import { describeError, messageFacts } from "./discord-facts.js";
+import { InteractionRouter } from "./interaction-router.js";
+import { type CommandHandler, PARLEY_COMMAND_NAME, runParleyCommand } from "./parley-command.js";
+import { PLATFORM, routeMessage } from "./parse-message.js";
+import { registerParleyCommand } from "./register-commands.js";
+import { type DiscordMessageBody, renderCard } from "./render-card.js";
+import { renderSettledCard } from "./render-settlement.js";
+import { SeenIds } from "./seen-ids.js";
+import { splitMessage } from "./split-message.js";
+
+export interface DiscordAdapterOptions {
+  token: string;
+  applicationId: string;
+  /** REST base, `https://discord.com/api` by default; the gateway URL is discovered through `GET /gateway/bot`. */
+  apiUrl?: string;
+  /** The guild `/parley` is registered in for instant updates; see scripts/register-commands.ts. */
+  guildId?: string;
+  logger: Logger;
+  onCommand?: CommandHandler;
+  /** Ask for the privileged MessageContent intent (default true). Without it, mentions and replies to the bot still work. */
+  messageContent?: boolean;
+}
+
+const cardRefSchema = z.object({ channelId: z.string().min(1), messageId: z.string().min(1) });
+/** Discord's error for "a thread has already been created for this message": a replayed mention. */
+const THREAD_ALREADY_EXISTS = 160004;
+const NO_MENTIONS = { parse: [] as [] };
+
+/** Discord through discord.js: gateway events in, REST out. Routing and rendering live in pure modules. */
+export class DiscordAdapter implements PlatformAdapter {
+  readonly platform = PLATFORM;
+  private readonly client: Client;
+  private readonly drafts = new AnswerDrafts();
+  private readonly seenInteractions = new SeenIds();
+  /** turnKey → the status message; in memory, since a restart starts a new turn and so a new message. */
+  private readonly progressMessages = new Map<string, { channelId: string; messageId: string }>();
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(private readonly options: DiscordAdapterOptions) {
+    const intents = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages];
+    if (options.messageContent !== false) intents.push(GatewayIntentBits.MessageContent);
+    this.client = new Client({
+      intents,
+      // DM channels are not cached at start: without this partial their messages are dropped.
+      partials: [Partials.Channel],
+      rest: { api: options.apiUrl ?? "https://discord.com/api" },
+      allowedMentions: NO_MENTIONS,
+    });
+  }
+
+  /** Registers /parley (in `guildId` when set, else globally); `npm run register-commands` does the same. */
+  async registerCommands(): Promise<string> {
+    const { token, applicationId, apiUrl, guildId } = this.options;
+    return registerParleyCommand({ token, applicationId, ...(apiUrl ? { apiUrl } : {}), ...(guildId ? { guildId } : {}) });
+  }
+
+  /** Logs in, wires gateway events to the engine, and resolves once the guilds have arrived. */
+  async start(engine: Engine): Promise<void> {
+    const router = new InteractionRouter(engine, this.drafts);
+    this.client.on(Events.MessageCreate, (message) => this.track(() => this.onMessage(engine, message)));
+    this.client.on(Events.InteractionCreate, (interaction) => this.track(() => this.onInteraction(engine, router, interaction)));
+    this.client.on(Events.Error, (error) => this.options.logger.error({ err: describeError(error) }, "discord-client error"));
+    const ready = once(this.client, Events.ClientReady);
+    await this.client.login(this.options.token);
+    await ready;
+    this.options.logger.info({ user: this.client.user?.id }, "discord-ready");
+  }
+
+  async stop(): Promise<void> {
+    await this.idle();
+    await this.client.destroy();
+  }
+
+  /** Resolves when every gateway event received so far has been handled. */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  async postCard(card: CardView): Promise<string> {
+    const message = await this.send(card.conversation.thread, renderCard(card));
+    return JSON.stringify({ channelId: message.channel_id, messageId: message.id });
+  }
+
+  /** A bot REST edit, not the interaction webhook: it still works after the 15-minute interaction token expired. */
+  async settleCard(card: CardView, settlement: Settlement): Promise<void> {
+    this.drafts.forget(card.askId);
+    if (card.cardRef === null) return;
+    const reference = cardRefSchema.parse(JSON.parse(card.cardRef));
+    await this.client.rest.patch(Routes.channelMessage(reference.channelId, reference.messageId), {
+      body: renderSettledCard(card, settlement),
+    });
+  }
+
+  async postMessage(conversation: ConversationRef, markdown: string): Promise<void> {
+    for (const content of splitMessage(markdown)) await this.send(conversation.thread, { content, allowed_mentions: NO_MENTIONS });
+  }
+
+  /**
+   * Discord has no ephemeral message outside an interaction, so the notice is a short reply in the
+   * thread that mentions only that person (a DM could be closed, and would lose the context).
+   */
+  async notifyPrivately(conversation: ConversationRef, userId: string, text: string): Promise<void> {
+    await this.send(conversation.thread, { content: `<@${userId}> ${text}`, allowed_mentions: { parse: [], users: [userId] } });
+  }
+
+  async showProgress(progress: ProgressView): Promise<void> {
+    const channelId = progress.conversation.thread;
+    const content = progress.done ? `-# ${progress.text}` : `⏳ ${progress.text}`;
+    const components = progress.done ? [] : [stopRow(progress.sessionId).toJSON()];
+    if (!progress.done) await this.client.rest.post(Routes.channelTyping(channelId)).catch(() => undefined);
+    const existing = this.progressMessages.get(progress.turnKey);
+    if (progress.done) this.progressMessages.delete(progress.turnKey);
+    if (existing) {
+      const body = { content, components, allowed_mentions: NO_MENTIONS };
+      await this.client.rest.patch(Routes.channelMessage(existing.channelId, existing.messageId), { body });
+      return;
+    }
+    const message = await this.send(channelId, { content, components, allowed_mentions: NO_MENTIONS });
+    if (!progress.done) this.progressMessages.set(progress.turnKey, { channelId, messageId: message.id });
+  }
+
+  private async send(channelId: string, body: Partial<DiscordMessageBody>): Promise<APIMessage> {
+    return (await this.client.rest.post(Routes.channelMessages(channelId), { body })) as APIMessage;
+  }
+
+  private async onMessage(engine: Engine, message: Message): Promise<void> {
+    const botId = this.client.user?.id;
+    if (!botId) return;
+    const route = routeMessage(messageFacts(message, botId), botId);
+    if (route.route === "ignore") return;
+    if (route.route === "start-thread") {
+      try {
+        await message.startThread({ name: route.threadName, autoArchiveDuration: ThreadAutoArchiveDuration.OneDay });
+      } catch (error) {
+        if (!(error instanceof DiscordAPIError && error.code === THREAD_ALREADY_EXISTS)) {
+          this.options.logger.warn({ err: describeError(error), messageId: message.id }, "thread-create failed");
+          await message.reply({ content: "I could not start a thread here: I need Create Public Threads.", allowedMentions: NO_MENTIONS });
+          return;
+        }
+      }
+    }
+    await engine.handleMessage(route.message);
+  }
+
+  private async onInteraction(engine: Engine, router: InteractionRouter, interaction: Interaction): Promise<void> {
+    // Gateway RESUME replays events: an interaction answered once must not be answered (or acted on) again.
+    if (!this.seenInteractions.add(interaction.id)) return;
+    if (interaction.isChatInputCommand() && interaction.commandName === PARLEY_COMMAND_NAME) {
+      return runParleyCommand(interaction, engine, this.options.onCommand);
+    }
+    if (interaction.isButton() || interaction.isStringSelectMenu()) return router.handleComponent(interaction);
+    if (interaction.isModalSubmit()) return router.handleModal(interaction);
+  }
+
+  private track(handler: () => Promise<void>): void {
+    const promise = handler()
+      .catch((error: unknown) => this.options.logger.error({ err: describeError(error) }, "discord-event failed"))
+      .finally(() => this.inFlight.delete(promise));
+    this.inFlight.add(promise);
+  }
+}
+
+function stopRow(sessionId: string): ActionRowBuilder<ButtonBuilder> {
+  return new ActionRowBuilder<ButtonBuilder>().addComponents(
+    new ButtonBuilder()
+      .setCustomId(componentId({ kind: "stop", sessionId }))
+      .setLabel("Stop")
+      .setStyle(ButtonStyle.Danger),
+  );
+}

@@ -1,0 +1,25 @@
+import type { CardView, Settlement } from "../../src/ports/platform-adapter.js";
+import { cardHeader, composeContent, type DiscordMessageBody } from "./render-card.js";
+
+/** The one line that replaces a card's controls once its ask has ended; the answer text is already masked. */
+export function settlementLine(settlement: Settlement): string {
+  const by = settlement.by ? `<@${settlement.by}>` : "someone";
+  const who = settlement.byAdmin ? `an admin, ${by}` : by;
+  switch (settlement.status) {
+    case "answered":
+      return `✅ ${settlement.answerText ?? "Answered"} — answered by ${who}`;
+    case "cancelled":
+      return settlement.stopped ? `⏹ Stopped by ${who}` : `🚫 Cancelled by ${who}`;
+    case "expired":
+      return "⌛ Expired: nobody answered in time";
+  }
+}
+
+/** The settled card: its question, the outcome line, and no components. */
+export function renderSettledCard(card: CardView, settlement: Settlement): DiscordMessageBody {
+  return {
+    content: composeContent(cardHeader(card.spec), [], settlementLine(settlement)),
+    components: [],
+    allowed_mentions: { parse: [] },
+  };
+}

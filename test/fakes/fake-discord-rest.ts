@@ -1,0 +1,288 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { FakeDiscordGateway } from "./fake-discord-gateway.js";
+import { messageErrors, modalErrors } from "./fake-discord-limits.js";
+import {
+  dmChannelObject,
+  type FakeUser,
+  guildObject,
+  messageObject,
+  snowflake,
+  textChannelObject,
+  threadObject,
+  userObject,
+} from "./fake-discord-payloads.js";
+
+export type Json = Record<string, unknown>;
+
+export interface RecordedCall {
+  method: string;
+  path: string;
+  body: Json | undefined;
+  status: number;
+}
+/** What one person saw privately: an ephemeral reply, follow-up or deferred-reply edit. */
+export interface EphemeralMessage {
+  interactionId: string;
+  userId: string;
+  message: Json;
+}
+export interface Channel {
+  id: string;
+  kind: "text" | "thread" | "dm";
+  guildId?: string;
+  parentId?: string;
+  recipient?: FakeUser;
+}
+export interface Interaction {
+  id: string;
+  token: string;
+  user: FakeUser;
+  channelId: string;
+  message?: Json;
+  deferredEphemeral?: boolean;
+}
+
+export const MESSAGE_CONTENT_INTENT = 1 << 15;
+/** MESSAGE_CREATE carries `channel_type`; discord.js needs it to build a DM channel it has not cached. */
+export const CHANNEL_TYPES = { text: 0, dm: 1, thread: 11 } as const;
+
+/** The REST half of the fake Discord API and the state it shares with the gateway and the event helpers. */
+export class FakeDiscordRest {
+  readonly bot: FakeUser;
+  readonly guildId = snowflake();
+  readonly channelId = snowflake();
+  readonly calls: RecordedCall[] = [];
+  readonly rejections: Array<{ path: string; errors: Record<string, string> }> = [];
+  readonly callbacks: Array<{ interactionId: string; type: number; data: Json | undefined }> = [];
+  readonly modals: Array<{ interactionId: string; userId: string; data: Json }> = [];
+  readonly ephemerals: EphemeralMessage[] = [];
+  readonly registeredCommands: Json[] = [];
+  readonly gateway: FakeDiscordGateway;
+  protected readonly messages = new Map<string, Json>();
+  protected readonly channels = new Map<string, Channel>();
+  protected readonly interactions = new Map<string, Interaction>();
+  private readonly server: Server;
+  private port = 0;
+
+  constructor(
+    readonly applicationId = snowflake(),
+    options: { heartbeatIntervalMs?: number } = {},
+  ) {
+    this.bot = { id: applicationId, username: "Parley", bot: true };
+    this.channels.set(this.channelId, { id: this.channelId, kind: "text", guildId: this.guildId });
+    this.server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on("data", (chunk: Buffer) => chunks.push(chunk));
+      request.on("end", () => this.handle(request, Buffer.concat(chunks).toString("utf8"), response));
+    });
+    this.gateway = new FakeDiscordGateway(
+      this.server,
+      () => this.gatewayUrl,
+      () => this.readyData(),
+      options.heartbeatIntervalMs,
+    );
+  }
+
+  /** The REST base to give discord.js (`rest.api`); it appends `/v10`. */
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/api`;
+  }
+
+  get gatewayUrl(): string {
+    return `ws://127.0.0.1:${this.port}/gateway`;
+  }
+
+  get messageContentIntent(): boolean {
+    return (this.gateway.intents & MESSAGE_CONTENT_INTENT) !== 0;
+  }
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  async close(): Promise<void> {
+    await this.gateway.close();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  protected channel(id: string): Channel {
+    const channel = this.channels.get(id);
+    if (!channel) throw new Error(`fake discord: no channel ${id}`);
+    return channel;
+  }
+
+  protected channelJson(channel: Channel): Json {
+    if (channel.kind === "dm") return dmChannelObject(channel.id, channel.recipient!);
+    if (channel.kind === "thread") return threadObject(channel.id, channel.guildId!, channel.parentId!, "thread", this.bot.id);
+    return textChannelObject(channel.id, channel.guildId!, "general");
+  }
+
+  private readyData(): { user: Json; guilds: Json[] } {
+    const threads = [...this.channels.values()].filter((channel) => channel.kind === "thread").map((channel) => this.channelJson(channel));
+    const guild = guildObject(this.guildId, snowflake(), [textChannelObject(this.channelId, this.guildId, "general")], threads, this.bot);
+    return { user: { ...userObject(this.bot), bot: true, verified: true, mfa_enabled: false }, guilds: [guild] };
+  }
+
+  private handle(request: IncomingMessage, raw: string, response: ServerResponse): void {
+    const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    const path = decodeURIComponent(url.pathname).replace(/^\/api\/v10/, "");
+    const body = raw ? (JSON.parse(raw) as Json) : undefined;
+    const reply = (status: number, json?: unknown) => {
+      this.calls.push({ method: request.method ?? "", path, body, status });
+      if (json === undefined) response.writeHead(status).end();
+      else response.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(json));
+    };
+    const isInteraction = path.startsWith("/interactions/") || path.startsWith("/webhooks/");
+    if (!isInteraction && request.headers.authorization !== `Bot ${FAKE_DISCORD_TOKEN}`) {
+      reply(401, { message: "401: Unauthorized", code: 0 });
+      return;
+    }
+    const route = routeOf(request.method ?? "", path);
+    const errors = route.validate?.(body ?? {}) ?? {};
+    if (Object.keys(errors).length > 0) {
+      this.rejections.push({ path, errors });
+      reply(400, { message: "Invalid Form Body", code: 50035, errors });
+      return;
+    }
+    const result = this.serve(route.name, route.params, body);
+    reply(result.status, result.json);
+  }
+
+  private serve(name: string, params: string[], body: Json | undefined): { status: number; json?: unknown } {
+    const [first = "", second = ""] = params;
+    switch (name) {
+      case "gateway":
+        return {
+          status: 200,
+          json: {
+            url: this.gatewayUrl,
+            shards: 1,
+            session_start_limit: { total: 1000, remaining: 999, reset_after: 60_000, max_concurrency: 1 },
+          },
+        };
+      case "post-message":
+        return { status: 200, json: this.postMessage(first, body ?? {}) };
+      case "edit-message": {
+        const message = this.messages.get(second);
+        if (!message) return { status: 404, json: { message: "Unknown Message", code: 10008 } };
+        Object.assign(message, pickMessageFields(body ?? {}), { edited_timestamp: new Date().toISOString() });
+        return { status: 200, json: message };
+      }
+      case "start-thread": {
+        if (this.channels.has(second))
+          return { status: 400, json: { message: "A thread has already been created for this message", code: 160004 } };
+        const thread = threadObject(second, this.guildId, first, String(body?.name ?? "thread"), this.bot.id);
+        this.channels.set(second, { id: second, kind: "thread", guildId: this.guildId, parentId: first });
+        this.gateway.dispatch("THREAD_CREATE", { ...thread, newly_created: true });
+        return { status: 201, json: thread };
+      }
+      case "typing":
+        return { status: 204 };
+      case "callback":
+        return this.interactionCallback(first, second, body ?? {});
+      case "edit-original":
+      case "follow-up":
+        return { status: 200, json: this.webhookMessage(name, second, body ?? {}) };
+      case "commands":
+        this.registeredCommands.push(...((body as unknown as Json[]) ?? []));
+        return { status: 200, json: body };
+      default:
+        return { status: 404, json: { message: "404: Not Found", code: 0 } };
+    }
+  }
+
+  private postMessage(channelId: string, body: Json): Json {
+    const channel = this.channel(channelId);
+    const message = messageObject({
+      id: snowflake(),
+      channelId,
+      ...(channel.guildId ? { guildId: channel.guildId } : {}),
+      author: this.bot,
+      ...pickMessageFields(body),
+      content: String(body.content ?? ""),
+    } as Parameters<typeof messageObject>[0]);
+    this.messages.set(String(message.id), message);
+    this.gateway.dispatch("MESSAGE_CREATE", { ...message, channel_type: CHANNEL_TYPES[channel.kind] });
+    return message;
+  }
+
+  private interactionCallback(interactionId: string, token: string, body: Json): { status: number } {
+    const interaction = this.interactions.get(interactionId);
+    if (!interaction || interaction.token !== token) return { status: 404 };
+    if (this.callbacks.some((callback) => callback.interactionId === interactionId)) return { status: 400 };
+    const data = body.data as Json | undefined;
+    this.callbacks.push({ interactionId, type: Number(body.type), data });
+    const ephemeral = (Number(data?.flags ?? 0) & 64) !== 0;
+    if (body.type === 9 && data) this.modals.push({ interactionId, userId: interaction.user.id, data });
+    if (body.type === 5 && ephemeral) interaction.deferredEphemeral = true;
+    if (body.type === 4 && ephemeral) this.recordEphemeral(interaction, data ?? {});
+    if (body.type === 7 && interaction.message) Object.assign(interaction.message, pickMessageFields(data ?? {}));
+    return { status: 204 };
+  }
+
+  private webhookMessage(kind: string, token: string, body: Json): Json {
+    const interaction = [...this.interactions.values()].find((candidate) => candidate.token === token);
+    if (!interaction) return {};
+    const ephemeral = kind === "edit-original" ? interaction.deferredEphemeral === true : (Number(body.flags ?? 0) & 64) !== 0;
+    return ephemeral ? this.recordEphemeral(interaction, body) : this.postMessage(interaction.channelId, body);
+  }
+
+  private recordEphemeral(interaction: Interaction, body: Json): Json {
+    const message = messageObject({
+      id: snowflake(),
+      channelId: interaction.channelId,
+      author: this.bot,
+      content: String(body.content ?? ""),
+      components: (body.components as unknown[]) ?? [],
+      flags: 64,
+    });
+    this.ephemerals.push({ interactionId: interaction.id, userId: interaction.user.id, message });
+    return message;
+  }
+}
+
+/** The token the fake accepts as `Authorization: Bot <token>`. */
+export const FAKE_DISCORD_TOKEN = "fake-discord-token";
+
+function pickMessageFields(body: Json): Json {
+  const fields: Json = {};
+  if (body.content !== undefined) fields.content = body.content;
+  if (body.components !== undefined) fields.components = body.components;
+  return fields;
+}
+
+type Validate = ((body: Json) => Record<string, string>) | undefined;
+function callbackErrors(body: Json): Record<string, string> {
+  const data = (body.data ?? {}) as Json;
+  if (body.type === 9) return modalErrors(data);
+  return body.type === 4 || body.type === 7 ? messageErrors(data) : {};
+}
+
+function routeOf(method: string, path: string): { name: string; params: string[]; validate: Validate } {
+  const table: Array<[string, RegExp, string, Validate]> = [
+    ["GET", /^\/gateway(\/bot)?$/, "gateway", undefined],
+    ["POST", /^\/channels\/(\d+)\/messages$/, "post-message", messageErrors],
+    ["PATCH", /^\/channels\/(\d+)\/messages\/(\d+)$/, "edit-message", messageErrors],
+    ["POST", /^\/channels\/(\d+)\/messages\/(\d+)\/threads$/, "start-thread", undefined],
+    ["POST", /^\/channels\/(\d+)\/typing$/, "typing", undefined],
+    ["PATCH", /^\/webhooks\/\d+\/([^/]+)\/messages\/@original$/, "edit-original", messageErrors],
+    ["POST", /^\/webhooks\/\d+\/([^/]+)$/, "follow-up", messageErrors],
+    ["PUT", /^\/applications\/\d+(?:\/guilds\/\d+)?\/commands$/, "commands", undefined],
+  ];
+  if (method === "POST" && /^\/interactions\/\d+\/[^/]+\/callback$/.test(path)) {
+    const [, , id = "", token = ""] = path.split("/");
+    return { name: "callback", params: [id, token], validate: callbackErrors };
+  }
+  for (const [verb, pattern, name, validate] of table) {
+    const match = method === verb ? pattern.exec(path) : null;
+    if (!match) continue;
+    // Webhook routes carry the token in the second slot, as callbacks do.
+    const params = name === "edit-original" || name === "follow-up" ? ["", match[1] ?? ""] : match.slice(1).map((part) => part ?? "");
+    return { name, params, validate };
+  }
+  return { name: "unknown", params: [], validate: undefined };
+}
