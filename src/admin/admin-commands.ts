@@ -109,7 +109,7 @@ export class AdminCommands {
       sessions.length > SESSIONS_PAGE_SIZE
         ? `\nMore: \`/parley sessions ${command.status === null ? "all" : label.trim()} --page ${command.page + 1}\``
         : "";
-    return `*${capitalize(label)}sessions, newest first (page ${command.page})*\n${rows.join("\n")}${more}`;
+    return `*${capitalize(`${label}sessions`)}, newest first (page ${command.page})*\n${rows.join("\n")}${more}`;
   }
 
   private async show(sessionId: string) {

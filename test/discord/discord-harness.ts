@@ -21,6 +21,8 @@ export interface HarnessOptions {
   messageContent?: boolean;
   settings?: Partial<EngineSettings>;
   onCommand?: CommandHandler;
+  /** ADMIN_USER_IDS: people the engine treats as admins whatever their Discord permissions. */
+  adminUserIds?: string[];
 }
 
 /** Real discord.js, the fake Discord API and gateway, the fake Anthropic API and a real Engine on a SQLite file. */
@@ -60,6 +62,7 @@ export class DiscordHarness {
       logger: process.env.DEBUG_DISCORD ? createLogger("debug") : SILENT_LOGGER,
       settings: { ...DEFAULT_SETTINGS, ...this.options.settings },
       clock: () => this.now,
+      ...(this.options.adminUserIds ? { adminUserIds: this.options.adminUserIds } : {}),
     });
     await this.adapter.start(this.engine);
   }

@@ -4,7 +4,7 @@ import type { SlackCommandHandler } from "../../adapters/slack/slack-command.js"
 import { SqliteSessionStore } from "../../db/sqlite-session-store.js";
 import { Engine } from "../../src/engine/engine.js";
 import { DEFAULT_SETTINGS, type EngineSettings } from "../../src/engine/settings.js";
-import { SILENT_LOGGER } from "../../src/logger.js";
+import { type Logger, SILENT_LOGGER } from "../../src/logger.js";
 import type { Tool } from "../../src/loop/tools.js";
 import { FakeAnthropic } from "../fakes/fake-anthropic.js";
 import { FAKE_APP_TOKEN, FAKE_BOT_TOKEN, FakeSlackApi, type RecordedSlackCall } from "../fakes/fake-slack-api.js";
@@ -23,6 +23,10 @@ export interface SlackHarnessOptions {
   clock?: () => number;
   socketMode?: boolean;
   onCommand?: SlackCommandHandler;
+  /** ADMIN_USER_IDS: people the engine treats as admins whatever users.info says. */
+  adminUserIds?: string[];
+  /** Where the adapter and the engine log; silent by default. */
+  logger?: Logger;
 }
 
 /**
@@ -66,7 +70,7 @@ export class SlackHarness {
       apiUrl: this.slack.apiUrl,
       port: 0,
       host: "127.0.0.1",
-      logger: SILENT_LOGGER,
+      logger: this.options.logger ?? SILENT_LOGGER,
       retryConfig: { retries: 2, factor: 1, minTimeout: 5, maxTimeout: 5 },
       ...(this.options.onCommand ? { onCommand: this.options.onCommand } : {}),
     });
@@ -74,10 +78,11 @@ export class SlackHarness {
       store: this.store,
       model: new AnthropicModelClient({ apiKey: "test-key", model: "claude-sonnet-5-5", baseURL: this.anthropic.url, maxRetries: 0 }),
       adapters: [this.adapter],
-      logger: SILENT_LOGGER,
+      logger: this.options.logger ?? SILENT_LOGGER,
       settings: { ...DEFAULT_SETTINGS, ...this.options.settings },
       ...(this.options.tools ? { tools: this.options.tools } : {}),
       ...(this.options.clock ? { clock: this.options.clock } : {}),
+      ...(this.options.adminUserIds ? { adminUserIds: this.options.adminUserIds } : {}),
     });
     await this.adapter.start(probeEngine(this.engine, this.engineCalls));
     this.sender = new SlackRequestSender(`http://127.0.0.1:${this.adapter.port}`);
