@@ -12,10 +12,10 @@ export const BUSY_TIMEOUT_MS = 5000;
  * synchronous=NORMAL: in WAL a power loss can drop the last commits but never corrupts the file,
  * and it is about 3× the throughput of FULL on this kind of disk (see README, "Storage").
  */
-export function openDatabase(path: string): Database.Database {
+export function openDatabase(path: string, options: { busyTimeoutMs?: number } = {}): Database.Database {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
-  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? BUSY_TIMEOUT_MS}`);
   db.pragma("journal_mode = WAL");
   // Set explicitly: a connection that switched a fresh file to WAL would otherwise stay at FULL.
   db.pragma("synchronous = NORMAL");

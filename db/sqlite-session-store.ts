@@ -112,12 +112,13 @@ export class SqliteSessionStore implements SessionStore {
   private readonly statements;
   private readonly admin: SqliteAdminQueries;
 
-  constructor(pathOrDatabase: string | Database.Database) {
-    this.db = typeof pathOrDatabase === "string" ? openDatabase(pathOrDatabase) : pathOrDatabase;
+  constructor(pathOrDatabase: string | Database.Database, options: { busyTimeoutMs?: number } = {}) {
+    this.db = typeof pathOrDatabase === "string" ? openDatabase(pathOrDatabase, options) : pathOrDatabase;
     const db = this.db;
     this.admin = new SqliteAdminQueries(db);
     this.statements = {
       claimEvent: db.prepare("INSERT OR IGNORE INTO processed_events (event_id, at) VALUES (?, ?)"),
+      pruneEvents: db.prepare("DELETE FROM processed_events WHERE at < ?"),
       insertSession: db.prepare(
         `INSERT OR IGNORE INTO sessions (id, v, conversation_key, platform, workspace, channel, thread, owner_id, status, created_at, updated_at)
          VALUES (@id, ${RECORD_VERSION}, @key, @platform, @workspace, @channel, @thread, @owner, 'idle', @now, @now)`,
@@ -190,6 +191,10 @@ export class SqliteSessionStore implements SessionStore {
 
   async claimEvent(eventId: string, now: number): Promise<boolean> {
     return this.statements.claimEvent.run(eventId, now).changes === 1;
+  }
+
+  async pruneEvents(before: number): Promise<number> {
+    return this.statements.pruneEvents.run(before).changes;
   }
 
   async createSession(input: NewSession): Promise<Session> {

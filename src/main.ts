@@ -1,6 +1,4 @@
 import { AnthropicModelClient } from "../adapters/anthropic/anthropic-model-client.js";
-import { DiscordAdapter } from "../adapters/discord/discord-adapter.js";
-import { SlackAdapter } from "../adapters/slack/slack-adapter.js";
 import { TerminalAdapter } from "../adapters/terminal/terminal-adapter.js";
 import { SqliteSessionStore } from "../db/sqlite-session-store.js";
 import { AdminCommands, type AdminReply, type AdminRequest } from "./admin/admin-commands.js";
@@ -36,7 +34,7 @@ async function main(): Promise<void> {
   let admin: AdminCommands | undefined;
   const onCommand = (request: AdminRequest): Promise<AdminReply> =>
     admin ? admin.run(request) : Promise.resolve({ text: "Parley is still starting; try again in a moment." });
-  const platforms = platformAdapters(config, logger, onCommand);
+  const platforms = await platformAdapters(config, logger, onCommand);
   const terminal = platforms.length === 0 ? new TerminalAdapter(process.stdin, process.stdout) : undefined;
   const engine = new Engine({
     store,
@@ -76,9 +74,15 @@ async function main(): Promise<void> {
   }
 }
 
-function platformAdapters(config: Config, logger: Logger, onCommand: (request: AdminRequest) => Promise<AdminReply>): ServingAdapter[] {
+/** Platform SDKs are imported only when configured: the terminal starts without loading Bolt or discord.js. */
+async function platformAdapters(
+  config: Config,
+  logger: Logger,
+  onCommand: (request: AdminRequest) => Promise<AdminReply>,
+): Promise<ServingAdapter[]> {
   const adapters: ServingAdapter[] = [];
   if (config.SLACK_BOT_TOKEN) {
+    const { SlackAdapter } = await import("../adapters/slack/slack-adapter.js");
     adapters.push(
       new SlackAdapter({
         botToken: config.SLACK_BOT_TOKEN,
@@ -94,6 +98,7 @@ function platformAdapters(config: Config, logger: Logger, onCommand: (request: A
     );
   }
   if (config.DISCORD_TOKEN && config.DISCORD_APPLICATION_ID) {
+    const { DiscordAdapter } = await import("../adapters/discord/discord-adapter.js");
     adapters.push(
       new DiscordAdapter({
         token: config.DISCORD_TOKEN,

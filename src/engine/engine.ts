@@ -31,6 +31,9 @@ export const MAX_RECOVERY_ATTEMPTS = 2;
 /** A card still unposted this long after its ask was written is posted again by the sweeper. */
 export const UNPOSTED_GRACE_MS = 10_000;
 export const SWEEP_INTERVAL_MS = 5000;
+/** Event ids are kept a day: far longer than Slack's retries (minutes) or a Discord RESUME replay. */
+export const EVENT_RETENTION_MS = 24 * 60 * 60 * 1000;
+const EVENT_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 const STOP_WORDS = new Set(["stop", "stop!", "/stop", "cancel turn"]);
 
 export type { Actor, AnswerOutcome, InboundMessage, MessageOutcome, StopOutcome } from "./types.js";
@@ -48,6 +51,7 @@ export class Engine {
   private readonly turns: TurnRunner;
   private readonly cards: CardDesk;
   private sweeper: NodeJS.Timeout | undefined;
+  private lastPrune = 0;
   /** Observers for tests and the terminal: every turn's result. */
   onTurnEnd: ((sessionId: string, result: LoopResult) => void) | undefined;
 
@@ -251,6 +255,11 @@ export class Engine {
     }
     for (const ask of await this.store.listUnpostedAsks()) {
       if (ask.createdAt < now - UNPOSTED_GRACE_MS) this.track(() => this.cards.post(ask.id));
+    }
+    for (const sessionId of this.turns.takeStalled()) this.track(() => this.turns.run(sessionId));
+    if (now - this.lastPrune >= EVENT_PRUNE_INTERVAL_MS) {
+      this.lastPrune = now;
+      await this.store.pruneEvents(now - EVENT_RETENTION_MS);
     }
     return ended;
   }

@@ -29,18 +29,55 @@ export interface TurnRunnerDependencies {
 /** Runs turns: one at a time per session in this process, and reports each ending in the thread. */
 export class TurnRunner {
   private readonly chains = new Map<string, Promise<unknown>>();
+  /** Sessions whose turn hit a storage or internal failure; the sweeper runs them again. */
+  private readonly stalled = new Set<string>();
 
   constructor(private readonly deps: TurnRunnerDependencies) {}
 
   /** Runs the session's turn, then any turn its queued messages started. */
   run(sessionId: string, secret?: SecretResult): Promise<void> {
     const previous = this.chains.get(sessionId) ?? Promise.resolve();
-    const next = previous.then(() => this.runNow(sessionId, secret));
+    const next = previous.then(() => this.runGuarded(sessionId, secret));
     this.chains.set(sessionId, next);
     const cleanup = () => {
       if (this.chains.get(sessionId) === next) this.chains.delete(sessionId);
     };
     return next.then(cleanup, cleanup);
+  }
+
+  /** Sessions to run again, taken once: the sweeper calls this after a fault (disk full, database locked) clears. */
+  takeStalled(): string[] {
+    const sessions = [...this.stalled];
+    this.stalled.clear();
+    return sessions;
+  }
+
+  private async runGuarded(sessionId: string, secret?: SecretResult): Promise<void> {
+    try {
+      await this.runNow(sessionId, secret);
+    } catch (error) {
+      // Nothing half-written: every step is one transaction, so the turn re-runs from its last committed step.
+      const firstTime = !this.stalled.has(sessionId);
+      this.stalled.add(sessionId);
+      this.deps.logger.error({ sessionId, code: (error as { code?: string }).code, message: (error as Error).message }, "turn-stalled");
+      if (firstTime) await this.tellStalled(sessionId, error);
+    }
+  }
+
+  private async tellStalled(sessionId: string, error: unknown): Promise<void> {
+    try {
+      const session = await this.deps.store.getSession(sessionId);
+      const reason = (error as { code?: string }).code === "SQLITE_FULL" ? "the disk is full" : "its storage is unavailable";
+      if (session)
+        await this.deps
+          .adapterFor(session)
+          .postMessage(
+            session.conversation,
+            `⚠️ Parley cannot save this turn right now (${reason}). It will carry on by itself once that is fixed.`,
+          );
+    } catch {
+      // The store may be the thing that is down; the log line above already says what happened.
+    }
   }
 
   private async runNow(sessionId: string, secret?: SecretResult): Promise<void> {

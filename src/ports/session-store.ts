@@ -140,6 +140,8 @@ export interface AuditEntry {
 export interface SessionStore {
   /** Records an inbound event id; true the first time, false for every redelivery. */
   claimEvent(eventId: string, now: number): Promise<boolean>;
+  /** Forgets event ids recorded before `before`; returns how many went. */
+  pruneEvents(before: number): Promise<number>;
   /** Creates a session, or returns the one already bound to that conversation. */
   createSession(input: NewSession): Promise<Session>;
   getSession(id: string): Promise<Session | undefined>;

@@ -19,7 +19,7 @@ import {
 
 /** The SessionStore in memory, for tests and benches; it passes the same contract suite as SQLite. */
 export class MemorySessionStore implements SessionStore {
-  private readonly events = new Set<string>();
+  private readonly events = new Map<string, number>();
   private readonly sessions = new Map<string, Session>();
   private readonly byKey = new Map<string, string>();
   private readonly messages = new Map<string, ChatMessage[]>();
@@ -28,10 +28,20 @@ export class MemorySessionStore implements SessionStore {
   private readonly settings = new Map<string, string>();
   readonly auditTrail: AuditEntry[] = [];
 
-  async claimEvent(eventId: string): Promise<boolean> {
+  async claimEvent(eventId: string, now: number): Promise<boolean> {
     if (this.events.has(eventId)) return false;
-    this.events.add(eventId);
+    this.events.set(eventId, now);
     return true;
+  }
+
+  async pruneEvents(before: number): Promise<number> {
+    let pruned = 0;
+    for (const [eventId, at] of this.events) {
+      if (at >= before) continue;
+      this.events.delete(eventId);
+      pruned++;
+    }
+    return pruned;
   }
 
   async createSession(input: NewSession): Promise<Session> {

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ask, FakeAnthropic, lastToolResults, reply } from "../fakes/fake-anthropic.js";
 import { tempDatabasePath } from "../support/harness.js";
@@ -90,6 +91,30 @@ describe("the terminal adapter (npm start with no platform variables)", () => {
     });
     expect(run.stdout).toContain("Password: ••••");
     expect(run.stdout).not.toContain("hunter2-very-secret");
+  });
+
+  it("on SIGTERM finishes the running turn, closes the database and exits 0", async () => {
+    fake.script({ content: [{ type: "text", text: "Finished after the signal." }], delayMs: 800 });
+    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      env: {
+        PATH: process.env.PATH ?? "",
+        ANTHROPIC_BASE_URL: fake.url,
+        ANTHROPIC_API_KEY: "sk-test",
+        DATABASE_PATH: database.path,
+        LOG_LEVEL: "warn",
+      },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stdin.write("take your time\n");
+    while (fake.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    child.kill("SIGTERM");
+    const code = await new Promise((resolve) => child.on("close", resolve));
+    expect(code).toBe(0);
+    expect(stdout).toContain("Parley: Finished after the signal.");
+    // A clean close checkpoints the WAL into the database file and removes it.
+    expect(existsSync(`${database.path}-wal`)).toBe(false);
   });
 
   it("stops with a message naming the variable when the configuration is bad", async () => {
