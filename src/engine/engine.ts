@@ -1,15 +1,16 @@
 import { randomUUID } from "node:crypto";
-import { type AnswerInput, answerFromText, checkAnswer, hasSecret, maskAnswer } from "../ask/answer.js";
-import { describeAnswer } from "../ask/describe.js";
-import { type AskResult, answeredResult, resultText } from "../ask/result.js";
+import { type AnswerInput, answerFromText, checkAnswer, maskAnswer } from "../ask/answer.js";
+import { type AskResult, answeredResult } from "../ask/result.js";
 import type { Logger } from "../logger.js";
 import { userText } from "../loop/history.js";
 import type { LoopResult } from "../loop/run-loop.js";
 import type { Tool } from "../loop/tools.js";
-import type { ChatMessage, ModelClient } from "../ports/model-client.js";
-import type { CardView, PlatformAdapter, Settlement } from "../ports/platform-adapter.js";
-import type { Ask, AskStatus, ConversationRef, Session, SessionStore, TurnOutcome } from "../ports/session-store.js";
+import type { ModelClient } from "../ports/model-client.js";
+import type { CardView, PlatformAdapter } from "../ports/platform-adapter.js";
+import type { Ask, ConversationRef, Session, SessionStore } from "../ports/session-store.js";
+import { AskResolver } from "./ask-resolver.js";
 import { CardDesk } from "./card-desk.js";
+import { Maintenance, SWEEP_INTERVAL_MS } from "./maintenance.js";
 import { DEFAULT_SETTINGS, type EngineSettings } from "./settings.js";
 import { TaskTracker } from "./task-tracker.js";
 import { TurnRunner } from "./turn-runner.js";
@@ -26,14 +27,6 @@ export interface EngineDependencies {
   clock?: () => number;
 }
 
-/** Turns interrupted by a crash are re-run this many times before the session is failed visibly. */
-export const MAX_RECOVERY_ATTEMPTS = 2;
-/** A card still unposted this long after its ask was written is posted again by the sweeper. */
-export const UNPOSTED_GRACE_MS = 10_000;
-export const SWEEP_INTERVAL_MS = 5000;
-/** Event ids are kept a day: far longer than Slack's retries (minutes) or a Discord RESUME replay. */
-export const EVENT_RETENTION_MS = 24 * 60 * 60 * 1000;
-const EVENT_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 const STOP_WORDS = new Set(["stop", "stop!", "/stop", "cancel turn"]);
 
 export type { Actor, AnswerOutcome, InboundMessage, MessageOutcome, StopOutcome } from "./types.js";
@@ -50,8 +43,9 @@ export class Engine {
   private readonly tasks = new TaskTracker();
   private readonly turns: TurnRunner;
   private readonly cards: CardDesk;
+  private readonly resolver: AskResolver;
+  private readonly maintenance: Maintenance;
   private sweeper: NodeJS.Timeout | undefined;
-  private lastPrune = 0;
   /** Observers for tests and the terminal: every turn's result. */
   onTurnEnd: ((sessionId: string, result: LoopResult) => void) | undefined;
 
@@ -69,6 +63,24 @@ export class Engine {
       () => this.settings,
       this.logger,
     );
+    this.resolver = new AskResolver({
+      store: this.store,
+      cards: this.cards,
+      runTurn: (sessionId, secret) => this.turns.run(sessionId, secret),
+      postMessage: (session, text) => this.adapterFor(session).postMessage(session.conversation, text),
+      isAdmin: (actor) => this.isAdmin(actor),
+      track: (task) => this.track(task),
+      clock: this.clock,
+    });
+    this.maintenance = new Maintenance({
+      store: this.store,
+      resolver: this.resolver,
+      cards: this.cards,
+      turns: () => this.turns,
+      postMessage: (session, text) => this.adapterFor(session).postMessage(session.conversation, text),
+      track: (task) => this.track(task),
+      clock: this.clock,
+    });
     this.turns = new TurnRunner({
       store: this.store,
       model: deps.model,
@@ -138,7 +150,7 @@ export class Engine {
     const check = checkAnswer(ask.spec, input);
     if (!check.ok) return { kind: "invalid", message: check.message, ...(check.fieldErrors ? { fieldErrors: check.fieldErrors } : {}) };
     const masked = maskAnswer(ask.spec, check.value);
-    return this.resolve(ask, session, {
+    return this.resolver.resolve(ask, session, {
       status: "answered",
       result: answeredResult(check.value, check.other),
       storedResult: answeredResult(masked, check.other),
@@ -153,7 +165,7 @@ export class Engine {
     if ("kind" in found) return found;
     if (!this.mayAnswer(found.session, actor)) return { kind: "not-allowed", message: this.whoMayAnswer(found.session) };
     const result: AskResult = { ok: false, cancelled: true };
-    return this.resolve(found.ask, found.session, { status: "cancelled", result, storedResult: result, answer: null, actor });
+    return this.resolver.resolve(found.ask, found.session, { status: "cancelled", result, storedResult: result, answer: null, actor });
   }
 
   /** Stop: end the turn. A pending ask is cancelled; a running loop stops at its next iteration. */
@@ -168,7 +180,7 @@ export class Engine {
     const ask = session.status === "waiting" ? await this.store.pendingAsk(sessionId) : undefined;
     if (!ask) return "not-running";
     const result: AskResult = { ok: false, cancelled: true };
-    const outcome = await this.resolve(ask, session, {
+    const outcome = await this.resolver.resolve(ask, session, {
       status: "cancelled",
       result,
       storedResult: result,
@@ -186,98 +198,14 @@ export class Engine {
     return found;
   }
 
-  private async resolve(
-    ask: Ask,
-    session: Session,
-    params: {
-      status: Exclude<AskStatus, "pending">;
-      result: AskResult;
-      storedResult: AskResult;
-      answer: Ask["answer"];
-      actor: Actor | null;
-      stop?: boolean;
-    },
-  ): Promise<AnswerOutcome> {
-    const resultMessage: ChatMessage = {
-      role: "user",
-      content: [{ type: "tool_result", tool_use_id: ask.toolUseId, content: resultText(params.storedResult) }, ...ask.siblingResults],
-    };
-    const won = await this.store.resolveAsk(ask.id, {
-      status: params.status,
-      answer: params.answer,
-      answeredBy: params.actor?.id ?? null,
-      resultMessage,
-      sessionStatus: params.stop ? "idle" : "running",
-      ...(params.stop ? { outcome: "cancelled" as TurnOutcome } : {}),
-      audit: {
-        actor: params.actor?.id ?? "system",
-        action: params.stop ? "ask-stop" : `ask-${params.status}`,
-        target: ask.id,
-        outcome: params.stop ? "stopped" : params.status,
-        at: this.clock(),
-      },
-      now: this.clock(),
-    });
-    if (!won) {
-      const current = await this.store.getAsk(ask.id);
-      return { kind: "already-ended", status: current?.status ?? params.status };
-    }
-    const byAdmin = params.actor !== null && params.actor.id !== session.ownerId && this.isAdmin(params.actor);
-    const settlement: Settlement = {
-      status: params.status,
-      ...(params.answer ? { answerText: describeAnswer(ask.spec, params.answer.value, params.answer.other) } : {}),
-      ...(params.actor ? { by: params.actor.id } : {}),
-      ...(byAdmin ? { byAdmin } : {}),
-      ...(params.stop ? { stopped: true } : {}),
-    };
-    // The real secret lives only in this in-memory message; the store has the masked one.
-    const secret =
-      hasSecret(ask.spec) && params.status === "answered" ? { toolUseId: ask.toolUseId, content: resultText(params.result) } : undefined;
-    this.track(async () => {
-      await this.cards.settle(won, session, settlement);
-      if (params.stop) await this.adapterFor(session).postMessage(session.conversation, `⏹ Stopped by <@${params.actor?.id ?? "?"}>.`);
-      else await this.turns.run(session.id, secret);
-    });
-    return { kind: "accepted" };
-  }
-
-  /** Ends asks whose deadline passed with `{ok:false, timeout:true}`, and re-posts cards that never went out. */
-  async sweep(): Promise<number> {
-    const now = this.clock();
-    const expired = await this.store.listExpiredAsks(now, 100);
-    let ended = 0;
-    for (const ask of expired) {
-      const session = await this.store.getSession(ask.sessionId);
-      if (!session) continue;
-      const result: AskResult = { ok: false, timeout: true };
-      const outcome = await this.resolve(ask, session, { status: "expired", result, storedResult: result, answer: null, actor: null });
-      if (outcome.kind === "accepted") ended++;
-    }
-    for (const ask of await this.store.listUnpostedAsks()) {
-      if (ask.createdAt < now - UNPOSTED_GRACE_MS) this.track(() => this.cards.post(ask.id));
-    }
-    for (const sessionId of this.turns.takeStalled()) this.track(() => this.turns.run(sessionId));
-    if (now - this.lastPrune >= EVENT_PRUNE_INTERVAL_MS) {
-      this.lastPrune = now;
-      await this.store.pruneEvents(now - EVENT_RETENTION_MS);
-    }
-    return ended;
+  /** Ends asks whose deadline passed with `{ok:false, timeout:true}`; re-posts lost cards; re-runs stalled turns. */
+  sweep(): Promise<number> {
+    return this.maintenance.sweep();
   }
 
   /** On start: post cards that never went out, time out what expired, re-run turns a crash interrupted. */
-  async recover(): Promise<void> {
-    for (const ask of await this.store.listUnpostedAsks()) this.track(() => this.cards.post(ask.id));
-    await this.sweep();
-    for (const session of await this.store.listSessionsByStatus("running")) {
-      const attempts = await this.store.countRecovery(session.id);
-      if (attempts <= MAX_RECOVERY_ATTEMPTS) {
-        this.track(() => this.turns.run(session.id));
-        continue;
-      }
-      const error = `the turn was interrupted ${attempts} times and was given up`;
-      await this.store.commitStep(session.id, { messages: [], usage: ZERO, end: { outcome: "failed", error }, now: this.clock() });
-      await this.adapterFor(session).postMessage(session.conversation, `⚠️ ${capitalize(error)}. Write again to start over.`);
-    }
+  recover(): Promise<void> {
+    return this.maintenance.recover();
   }
 
   /** Re-runs a failed session's turn from its last persisted message. */
@@ -348,10 +276,4 @@ export class Engine {
   private track(task: () => Promise<void>): void {
     this.tasks.run(task, (error) => this.logger.error({ err: error }, "background-task failed"));
   }
-}
-
-const ZERO = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-
-function capitalize(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

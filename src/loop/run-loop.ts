@@ -1,7 +1,7 @@
 import type { Interrupt } from "../ask/result.js";
 import type { EngineSettings } from "../engine/settings.js";
 import { ModelError } from "../errors.js";
-import type { ChatMessage, ModelClient, ToolResultBlock, ToolUseBlock } from "../ports/model-client.js";
+import { type ChatMessage, type ModelClient, type ToolResultBlock, type ToolUseBlock, ZERO_USAGE } from "../ports/model-client.js";
 import type { Ask, Session, SessionStore } from "../ports/session-store.js";
 import { finalText, toRequestMessages } from "./history.js";
 import { SYSTEM_PROMPT } from "./system-prompt.js";
@@ -132,7 +132,7 @@ async function end(
   sessionId: string,
   messages: ChatMessage[],
   ending: { outcome: "cancelled" | "max-iterations" } | { outcome: "failed"; error: string },
-  usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
+  usage = ZERO_USAGE,
 ): Promise<LoopResult> {
   const result = await deps.store.commitStep(sessionId, { messages, usage, end: ending, now: deps.clock() });
   return { ...ending, nextTurn: result.nextTurn };

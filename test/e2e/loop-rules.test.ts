@@ -265,6 +265,27 @@ describe("ending a turn", () => {
   });
 });
 
+describe("the interrupt", () => {
+  it("a suspended turn returns the INTERRUPT payload with the ask id, question, candidates and spec", async () => {
+    const results: unknown[] = [];
+    harness.engine.onTurnEnd = (_sessionId, result) => results.push(result);
+    fake.script(ask({ question: "Which region?", candidates: ["eu", "us"] }));
+    await harness.say("deploy");
+    const card = harness.lastCard();
+    expect(results).toEqual([
+      {
+        outcome: "suspended",
+        ask: expect.objectContaining({ id: card.askId, status: "pending" }),
+        interrupt: {
+          status: "INTERRUPT",
+          intent: "HUMAN_INTERVENTION",
+          data: { ask_id: card.askId, question: "Which region?", candidates: ["eu", "us"], spec: card.spec },
+        },
+      },
+    ]);
+  });
+});
+
 describe("what the model is sent", () => {
   it("puts cache breakpoints on the system prompt and the tools, and records token usage", async () => {
     fake.script(reply("Hi."));

@@ -1,0 +1,85 @@
+import { hasSecret } from "../ask/answer.js";
+import { describeAnswer } from "../ask/describe.js";
+import { type AskResult, resultText } from "../ask/result.js";
+import type { ChatMessage } from "../ports/model-client.js";
+import type { Settlement } from "../ports/platform-adapter.js";
+import type { Ask, AskStatus, Session, SessionStore } from "../ports/session-store.js";
+import type { CardDesk } from "./card-desk.js";
+import type { SecretResult } from "./turn-runner.js";
+import type { Actor, AnswerOutcome } from "./types.js";
+
+export interface Resolution {
+  status: Exclude<AskStatus, "pending">;
+  /** What the model reads now; may hold a password. */
+  result: AskResult;
+  /** What the store keeps; secrets masked. */
+  storedResult: AskResult;
+  answer: Ask["answer"];
+  actor: Actor | null;
+  /** Stop: end the turn instead of resuming it. */
+  stop?: boolean;
+}
+
+export interface AskResolverDependencies {
+  store: SessionStore;
+  cards: CardDesk;
+  runTurn: (sessionId: string, secret?: SecretResult) => Promise<void>;
+  postMessage: (session: Session, text: string) => Promise<void>;
+  isAdmin: (actor: Actor) => boolean;
+  track: (task: () => Promise<void>) => void;
+  clock: () => number;
+}
+
+/** Ends an ask exactly once (answer, cancel, timeout, stop), then settles its card and resumes or ends the turn. */
+export class AskResolver {
+  constructor(private readonly deps: AskResolverDependencies) {}
+
+  async resolve(ask: Ask, session: Session, resolution: Resolution): Promise<AnswerOutcome> {
+    const { actor, stop } = resolution;
+    const now = this.deps.clock();
+    const resultMessage: ChatMessage = {
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: ask.toolUseId, content: resultText(resolution.storedResult) }, ...ask.siblingResults],
+    };
+    // Claim once: the compare-and-set, the result message and the audit row are one transaction.
+    const won = await this.deps.store.resolveAsk(ask.id, {
+      status: resolution.status,
+      answer: resolution.answer,
+      answeredBy: actor?.id ?? null,
+      resultMessage,
+      sessionStatus: stop ? "idle" : "running",
+      ...(stop ? { outcome: "cancelled" as const } : {}),
+      audit: {
+        actor: actor?.id ?? "system",
+        action: stop ? "ask-stop" : `ask-${resolution.status}`,
+        target: ask.id,
+        outcome: stop ? "stopped" : resolution.status,
+        at: now,
+      },
+      now,
+    });
+    if (!won) {
+      const current = await this.deps.store.getAsk(ask.id);
+      return { kind: "already-ended", status: current?.status ?? resolution.status };
+    }
+    const byAdmin = actor !== null && actor.id !== session.ownerId && this.deps.isAdmin(actor);
+    const settlement: Settlement = {
+      status: resolution.status,
+      ...(resolution.answer ? { answerText: describeAnswer(ask.spec, resolution.answer.value, resolution.answer.other) } : {}),
+      ...(actor ? { by: actor.id } : {}),
+      ...(byAdmin ? { byAdmin } : {}),
+      ...(stop ? { stopped: true } : {}),
+    };
+    // The real secret lives only in this in-memory message; the store has the masked one.
+    const secret =
+      hasSecret(ask.spec) && resolution.status === "answered"
+        ? { toolUseId: ask.toolUseId, content: resultText(resolution.result) }
+        : undefined;
+    this.deps.track(async () => {
+      await this.deps.cards.settle(won, session, settlement);
+      if (stop) await this.deps.postMessage(session, `⏹ Stopped by <@${actor?.id ?? "?"}>.`);
+      else await this.deps.runTurn(session.id, secret);
+    });
+    return { kind: "accepted" };
+  }
+}

@@ -1,0 +1,80 @@
+import type { AskResult } from "../ask/result.js";
+import { ZERO_USAGE } from "../ports/model-client.js";
+import type { Session, SessionStore } from "../ports/session-store.js";
+import type { AskResolver } from "./ask-resolver.js";
+import type { CardDesk } from "./card-desk.js";
+import type { TurnRunner } from "./turn-runner.js";
+
+/** Turns interrupted by a crash are re-run this many times before the session is failed visibly. */
+export const MAX_RECOVERY_ATTEMPTS = 2;
+/** A card still unposted this long after its ask was written is posted again by the sweeper. */
+export const UNPOSTED_GRACE_MS = 10_000;
+export const SWEEP_INTERVAL_MS = 5000;
+/** Event ids are kept a day: far longer than Slack's retries (minutes) or a Discord RESUME replay. */
+export const EVENT_RETENTION_MS = 24 * 60 * 60 * 1000;
+const EVENT_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+const EXPIRED_PER_SWEEP = 100;
+
+export interface MaintenanceDependencies {
+  store: SessionStore;
+  resolver: AskResolver;
+  cards: CardDesk;
+  turns: () => TurnRunner;
+  postMessage: (session: Session, text: string) => Promise<void>;
+  track: (task: () => Promise<void>) => void;
+  clock: () => number;
+}
+
+/** The timeout sweeper and start-up recovery: what makes "nothing lost" hold after crashes and faults. */
+export class Maintenance {
+  private lastPrune = 0;
+
+  constructor(private readonly deps: MaintenanceDependencies) {}
+
+  async sweep(): Promise<number> {
+    const { store, track } = this.deps;
+    const now = this.deps.clock();
+    let ended = 0;
+    for (const ask of await store.listExpiredAsks(now, EXPIRED_PER_SWEEP)) {
+      const session = await store.getSession(ask.sessionId);
+      if (!session) continue;
+      const result: AskResult = { ok: false, timeout: true };
+      // The same claim as a tap: a tap racing the sweeper has exactly one winner.
+      const outcome = await this.deps.resolver.resolve(ask, session, {
+        status: "expired",
+        result,
+        storedResult: result,
+        answer: null,
+        actor: null,
+      });
+      if (outcome.kind === "accepted") ended++;
+    }
+    for (const ask of await store.listUnpostedAsks()) {
+      if (ask.createdAt < now - UNPOSTED_GRACE_MS) track(() => this.deps.cards.post(ask.id));
+    }
+    const turns = this.deps.turns();
+    for (const sessionId of turns.takeStalled()) track(() => turns.run(sessionId));
+    if (now - this.lastPrune >= EVENT_PRUNE_INTERVAL_MS) {
+      this.lastPrune = now;
+      await store.pruneEvents(now - EVENT_RETENTION_MS);
+    }
+    return ended;
+  }
+
+  async recover(): Promise<void> {
+    const { store, track } = this.deps;
+    for (const ask of await store.listUnpostedAsks()) track(() => this.deps.cards.post(ask.id));
+    await this.sweep();
+    const turns = this.deps.turns();
+    for (const session of await store.listSessionsByStatus("running")) {
+      const attempts = await store.countRecovery(session.id);
+      if (attempts <= MAX_RECOVERY_ATTEMPTS) {
+        track(() => turns.run(session.id));
+        continue;
+      }
+      const error = `the turn was interrupted ${attempts} times and was given up`;
+      await store.commitStep(session.id, { messages: [], usage: ZERO_USAGE, end: { outcome: "failed", error }, now: this.deps.clock() });
+      await this.deps.postMessage(session, `⚠️ The turn was interrupted ${attempts} times and was given up. Write again to start over.`);
+    }
+  }
+}
