@@ -113,7 +113,7 @@ export function readModalValues(components: Array<{ customId: string; value?: st
   text: string | undefined;
   values: DraftValues;
 } {
-  const values: DraftValues = {};
+  const entries: Array<[string, string | boolean]> = [];
   let text: string | undefined;
   for (const component of components) {
     if (component.customId === ANSWER_INPUT_ID) text = component.value ?? "";
@@ -121,10 +121,11 @@ export function readModalValues(components: Array<{ customId: string; value?: st
     const name = component.customId.slice(FIELD_PREFIX.length);
     if (component.values !== undefined) {
       const choice = component.values[0];
-      if (choice !== undefined) values[name] = choice === TOGGLE_YES;
-    } else values[name] = component.value ?? "";
+      if (choice !== undefined) entries.push([name, choice === TOGGLE_YES]);
+    } else entries.push([name, component.value ?? ""]);
   }
-  return { text, values };
+  // fromEntries defines own keys, so a field id `field:__proto__` stays data and never reaches the prototype.
+  return { text, values: Object.fromEntries(entries) };
 }
 
 function checked(modal: APIModalInteractionResponseCallbackData): APIModalInteractionResponseCallbackData {

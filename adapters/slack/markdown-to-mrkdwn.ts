@@ -1,12 +1,15 @@
 import { escapeMrkdwn, splitText, textLength } from "./slack-text.js";
 
+type Escape = (text: string) => string;
+
 const FENCE = /^\s*```/;
 
 /**
  * Converts the model's Markdown to Slack mrkdwn: bold, italics, strike, links, headings and bullets.
  * Code spans and fenced blocks are kept verbatim apart from the escaping Slack needs everywhere.
+ * `escapeText` decides whether `<@U…>` mentions survive: `escapeMrkdwn` keeps them, `escapeUntrusted` does not.
  */
-export function markdownToMrkdwn(markdown: string): string {
+export function markdownToMrkdwn(markdown: string, escapeText: Escape = escapeMrkdwn): string {
   let inFence = false;
   return markdown
     .replace(/\r\n/g, "\n")
@@ -16,26 +19,26 @@ export function markdownToMrkdwn(markdown: string): string {
         inFence = !inFence;
         return "```";
       }
-      return inFence ? escapeMrkdwn(line) : convertLine(line);
+      return inFence ? escapeText(line) : convertLine(line, escapeText);
     })
     .join("\n");
 }
 
-function convertLine(line: string): string {
+function convertLine(line: string, escapeText: Escape): string {
   const heading = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
-  if (heading) return `*${convertInline(heading[1] ?? "")}*`;
+  if (heading) return `*${convertInline(heading[1] ?? "", escapeText)}*`;
   const bullet = /^(\s*)[-*+]\s+(.*)$/.exec(line);
-  if (bullet) return `${bullet[1] ?? ""}• ${convertInline(bullet[2] ?? "")}`;
-  return convertInline(line);
+  if (bullet) return `${bullet[1] ?? ""}• ${convertInline(bullet[2] ?? "", escapeText)}`;
+  return convertInline(line, escapeText);
 }
 
-function convertInline(text: string): string {
+function convertInline(text: string, escapeText: Escape): string {
   // Code spans are cut out first so their contents are not restyled.
   const parts = text.split(/(`[^`]+`)/);
-  return parts.map((part, index) => (index % 2 === 1 ? escapeMrkdwn(part) : convertStyles(part))).join("");
+  return parts.map((part, index) => (index % 2 === 1 ? escapeText(part) : convertStyles(part, escapeText))).join("");
 }
 
-function convertStyles(text: string): string {
+function convertStyles(text: string, escapeText: Escape): string {
   const links: string[] = [];
   const keep = (link: string) => {
     links.push(link);
@@ -44,10 +47,10 @@ function convertStyles(text: string): string {
   const withoutLinks = text
     .replace(/[\uE001\uE002]/g, "")
     .replace(/\[([^\]]+)\]\((https?:\/\/[^\s)]+)\)/g, (_match, label: string, url: string) =>
-      keep(`<${url.replace(/[<>|]/g, "")}|${escapeMrkdwn(label).replace(/\|/g, "¦")}>`),
+      keep(`<${url.replace(/[<>|]/g, "")}|${escapeText(label).replace(/\|/g, "¦")}>`),
     )
     .replace(/<(https?:\/\/[^\s<>|]+)>/g, (_match, url: string) => keep(`<${url}>`));
-  const styled = escapeMrkdwn(withoutLinks)
+  const styled = escapeText(withoutLinks)
     .replace(/\*\*(.+?)\*\*/g, "\uE002$1\uE002")
     .replace(/__(.+?)__/g, "\uE002$1\uE002")
     .replace(/(^|[^*\w])\*(?!\s)([^*]+?)\*(?!\w)/g, "$1_$2_")

@@ -36,14 +36,15 @@ export function parseViewSubmission(raw: unknown): ParsedSubmission | undefined 
   let input: AnswerInput;
   if (answer) input = { kind: "text", text: answer.value ?? "" };
   else {
-    const formValues: Record<string, string | boolean | undefined> = {};
+    const entries: Array<[string, string | boolean | undefined]> = [];
     for (const [blockId, elements] of Object.entries(values)) {
       const name = fieldNameOf(blockId);
-      const element = elements[VALUE_ACTION_ID];
+      const element = Object.hasOwn(elements, VALUE_ACTION_ID) ? elements[VALUE_ACTION_ID] : undefined;
       if (!name || !element) continue;
-      formValues[name] = element.type === "checkboxes" ? (element.selected_options ?? []).length > 0 : (element.value ?? undefined);
+      entries.push([name, element.type === "checkboxes" ? (element.selected_options ?? []).length > 0 : (element.value ?? undefined)]);
     }
-    input = { kind: "form", values: formValues };
+    // fromEntries defines own keys, so a block named `field-__proto__` stays data and never reaches the prototype.
+    input = { kind: "form", values: Object.fromEntries(entries) };
   }
   return {
     askId: metadata.data.askId,

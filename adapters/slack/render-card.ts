@@ -4,7 +4,7 @@ import type { CardView } from "../../src/ports/platform-adapter.js";
 import { markdownToMrkdwn } from "./markdown-to-mrkdwn.js";
 import { renderControls } from "./render-controls.js";
 import { SLACK_LIMITS } from "./slack-limits.js";
-import { blockTextLength, escapeMrkdwn, mrkdwnText, plainText, splitText, textLength, truncate } from "./slack-text.js";
+import { blockTextLength, escapeMrkdwn, escapeUntrusted, mrkdwnText, plainText, splitText, textLength, truncate } from "./slack-text.js";
 
 type Block = types.KnownBlock;
 
@@ -17,9 +17,12 @@ export interface SlackMessage {
 const MAX_QUESTION_SECTIONS = 4;
 const NOTIFICATION_CHARS = 150;
 
-/** The question as mrkdwn sections of at most 3,000 characters each, cut to `budget` characters in all. */
+/**
+ * The question as mrkdwn sections of at most 3,000 characters each, cut to `budget` characters in all.
+ * The model wrote it, so every `<…>` is escaped: a `<!channel>` or `<@U…>` in a question pings nobody.
+ */
 export function questionBlocks(question: string, budget: number): Block[] {
-  const converted = markdownToMrkdwn(question);
+  const converted = markdownToMrkdwn(question, escapeUntrusted);
   const shortened = textLength(converted) > budget ? `${truncate(converted, budget - 14)} _(shortened)_` : converted;
   return splitText(shortened, SLACK_LIMITS.sectionTextChars)
     .slice(0, MAX_QUESTION_SECTIONS)
@@ -45,7 +48,7 @@ export function answerersText(card: Pick<CardView, "answerers" | "anyoneInThread
 
 /** The notification text that travels with the blocks (shown in push notifications and old clients). */
 export function notificationText(spec: AskSpec): string {
-  return escapeMrkdwn(truncate(`❓ ${spec.title ? `${spec.title}: ` : ""}${spec.question}`, NOTIFICATION_CHARS));
+  return escapeUntrusted(truncate(`❓ ${spec.title ? `${spec.title}: ` : ""}${spec.question}`, NOTIFICATION_CHARS));
 }
 
 /** Draws an ask as a card: title, question, controls with Cancel, and who may answer until when. */

@@ -2,7 +2,7 @@ import type { types } from "@slack/bolt";
 import type { CardView, Settlement } from "../../src/ports/platform-adapter.js";
 import { notificationText, questionBlocks, type SlackMessage, titleBlocks } from "./render-card.js";
 import { SLACK_LIMITS } from "./slack-limits.js";
-import { escapeMrkdwn, mrkdwnText } from "./slack-text.js";
+import { escapeMrkdwn, escapeUntrusted, mrkdwnText } from "./slack-text.js";
 
 /** The settled card keeps at most this much of the question, so the thread still reads well. */
 const SETTLED_QUESTION_CHARS = 2900;
@@ -13,7 +13,8 @@ export function settlementLine(settlement: Settlement): string {
   const by = who ? (settlement.byAdmin ? `by an admin, ${who}` : `by ${who}`) : undefined;
   switch (settlement.status) {
     case "answered": {
-      const answer = escapeMrkdwn(settlement.answerText ?? "answered");
+      // A person typed the answer: `<@U…>` in it shows as typed, only the answerer below is a real mention.
+      const answer = escapeUntrusted(settlement.answerText ?? "answered");
       return by ? `✅ ${answer} — answered ${by}` : `✅ ${answer}`;
     }
     case "cancelled":

@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { App, type webApi } from "@slack/bolt";
+import { App, HTTPReceiver, webApi } from "@slack/bolt";
 import type { Engine } from "../../src/engine/engine.js";
 import type { Logger } from "../../src/logger.js";
 import type { CardView, PlatformAdapter, ProgressView, Settlement } from "../../src/ports/platform-adapter.js";
@@ -12,8 +12,9 @@ import { markdownToMrkdwn, splitMrkdwn } from "./markdown-to-mrkdwn.js";
 import { renderCard } from "./render-card.js";
 import { renderProgress } from "./render-progress.js";
 import { renderSettledCard } from "./render-settled.js";
+import { guardSlackRequests } from "./request-guard.js";
 import type { SlackCommandHandler } from "./slack-command.js";
-import { SLACK_LIMITS } from "./slack-limits.js";
+import { SLACK_LIMITS, SLACK_MAX_BODY_BYTES } from "./slack-limits.js";
 import { registerListeners } from "./slack-listeners.js";
 
 export interface SlackAdapterOptions {
@@ -33,12 +34,17 @@ export interface SlackAdapterOptions {
 }
 
 const HEALTH_PATH = "/healthz";
+/** Events, interactivity and slash commands all arrive here, as Slack's app manifest says. */
+const EVENTS_PATH = "/slack/events";
 
 /** Slack over Bolt: draws cards and messages, and turns Slack traffic into engine calls. */
 export class SlackAdapter implements PlatformAdapter {
   readonly platform = "slack";
   private readonly app: App;
+  /** Every outbound call goes through this client: the bot token travels only in its Authorization header. */
+  private readonly client: webApi.WebClient;
   private readonly actors: ActorDirectory;
+  private identity: { botToken: string; botId: string; botUserId: string; teamId: string } | undefined;
   private readonly progressMessages = new Map<string, Promise<string | undefined>>();
   private readonly socketMode: boolean;
   private healthServer: Server | undefined;
@@ -52,18 +58,21 @@ export class SlackAdapter implements PlatformAdapter {
       ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
       ...(options.retryConfig ? { retryConfig: options.retryConfig } : {}),
     };
+    const logger = createBoltLogger(options.logger);
+    // The same logger Bolt gives its own clients: it drops debug lines, which carry request bodies.
+    this.client = new webApi.WebClient(options.botToken, { ...clientOptions, logger });
     this.app = new App({
-      token: options.botToken,
-      signingSecret: options.signingSecret,
-      // auth.test runs in start(), so a bad token is an error the caller can catch, not a crash.
+      // Not `token`: Bolt would send it in the body of its own auth.test. The identity comes from start() instead.
+      authorize: async () => {
+        if (!this.identity) throw new Error("the Slack adapter has not started");
+        return this.identity;
+      },
       deferInitialization: true,
       clientOptions,
-      logger: createBoltLogger(options.logger),
-      ...(socketMode
-        ? { socketMode: true, appToken: options.appToken }
-        : { customRoutes: [{ path: HEALTH_PATH, method: ["GET"], handler: (_request, response) => answerHealth(response) }] }),
+      logger,
+      ...(socketMode ? { socketMode: true, appToken: options.appToken } : { receiver: httpReceiver(options.signingSecret, logger) }),
     });
-    this.actors = new ActorDirectory(this.app.client, options.logger);
+    this.actors = new ActorDirectory(this.client, options.logger);
   }
 
   /** The port actually listened on (useful with port 0). */
@@ -72,6 +81,10 @@ export class SlackAdapter implements PlatformAdapter {
   }
 
   async start(engine: Engine): Promise<void> {
+    // auth.test runs here, so a bad token is an error the caller can catch, not a crash.
+    const identity = await this.client.auth.test();
+    if (!identity.bot_id || !identity.user_id || !identity.team_id) throw new Error("auth.test returned no bot identity");
+    this.identity = { botToken: this.options.botToken, botId: identity.bot_id, botUserId: identity.user_id, teamId: identity.team_id };
     await this.app.init();
     registerListeners({ app: this.app, engine, actors: this.actors, logger: this.options.logger, onCommand: this.options.onCommand });
     this.app.error(async (error) => {
@@ -108,7 +121,7 @@ export class SlackAdapter implements PlatformAdapter {
 
   async postCard(card: CardView): Promise<string> {
     const message = renderCard(card);
-    const response = await this.app.client.chat.postMessage({
+    const response = await this.client.chat.postMessage({
       channel: card.conversation.channel,
       thread_ts: card.conversation.thread,
       text: message.text,
@@ -125,12 +138,12 @@ export class SlackAdapter implements PlatformAdapter {
       return;
     }
     const message = renderSettledCard(card, settlement);
-    await this.app.client.chat.update({ channel: reference.channel, ts: reference.ts, text: message.text, blocks: message.blocks });
+    await this.client.chat.update({ channel: reference.channel, ts: reference.ts, text: message.text, blocks: message.blocks });
   }
 
   async postMessage(conversation: ConversationRef, markdown: string): Promise<void> {
     for (const piece of splitMrkdwn(markdownToMrkdwn(markdown), SLACK_LIMITS.messageTextChars)) {
-      await this.app.client.chat.postMessage({
+      await this.client.chat.postMessage({
         channel: conversation.channel,
         thread_ts: conversation.thread,
         text: piece,
@@ -140,7 +153,7 @@ export class SlackAdapter implements PlatformAdapter {
   }
 
   async notifyPrivately(conversation: ConversationRef, userId: string, text: string): Promise<void> {
-    await this.app.client.chat.postEphemeral({ channel: conversation.channel, user: userId, thread_ts: conversation.thread, text });
+    await this.client.chat.postEphemeral({ channel: conversation.channel, user: userId, thread_ts: conversation.thread, text });
   }
 
   async showProgress(progress: ProgressView): Promise<void> {
@@ -151,10 +164,10 @@ export class SlackAdapter implements PlatformAdapter {
     const posted = (async () => {
       const ts = await previous;
       if (ts) {
-        await this.app.client.chat.update({ channel, ts, text: message.text, blocks: message.blocks });
+        await this.client.chat.update({ channel, ts, text: message.text, blocks: message.blocks });
         return ts;
       }
-      const response = await this.app.client.chat.postMessage({ channel, thread_ts: thread, text: message.text, blocks: message.blocks });
+      const response = await this.client.chat.postMessage({ channel, thread_ts: thread, text: message.text, blocks: message.blocks });
       return response.ts;
     })();
     if (progress.done) this.progressMessages.delete(progress.turnKey);
@@ -169,11 +182,32 @@ export class SlackAdapter implements PlatformAdapter {
   /** The "is thinking…" line under the thread; Slack refuses it outside assistant threads, which is fine. */
   private async setThreadStatus(conversation: ConversationRef, status: string): Promise<void> {
     try {
-      await this.app.client.assistant.threads.setStatus({ channel_id: conversation.channel, thread_ts: conversation.thread, status });
+      await this.client.assistant.threads.setStatus({ channel_id: conversation.channel, thread_ts: conversation.thread, status });
     } catch (error) {
       this.options.logger.debug({ error: errorCode(error) }, "slack-thread-status refused");
     }
   }
+}
+
+/**
+ * Bolt's own HTTP receiver with a guard in front of its listener: a body larger than any Slack payload is
+ * refused with 413 before it is verified or parsed (Bolt's default would buffer up to 4 MB), and a body that
+ * is not a JSON object never reaches Bolt (see request-guard.ts).
+ */
+function httpReceiver(signingSecret: string, logger: ReturnType<typeof createBoltLogger>): HTTPReceiver {
+  const receiver = new HTTPReceiver({
+    signingSecret,
+    logger,
+    endpoints: [EVENTS_PATH],
+    bodyLimit: SLACK_MAX_BODY_BYTES,
+    customRoutes: [{ path: HEALTH_PATH, method: ["GET"], handler: (_request, response) => answerHealth(response) }],
+  });
+  receiver.requestListener = guardSlackRequests(receiver.requestListener, {
+    path: EVENTS_PATH,
+    limitBytes: SLACK_MAX_BODY_BYTES,
+    signingSecret,
+  });
+  return receiver;
 }
 
 function answerHealth(response: import("node:http").ServerResponse): void {

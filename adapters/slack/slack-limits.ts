@@ -36,3 +36,6 @@ export const CHOICE_LIMITS = {
   checkboxes: 10,
   staticSelect: 100,
 } as const;
+
+/** The largest request body the HTTP endpoint reads: Slack's payloads (a modal's state, a long message) stay far below. */
+export const SLACK_MAX_BODY_BYTES = 1024 * 1024;

@@ -43,6 +43,14 @@ export function escapeMrkdwn(text: string): string {
 }
 
 /**
+ * Escapes `&`, `<` and `>` everywhere, mentions included: for text a model or a person wrote (questions, options,
+ * answers), where `<@U123>` or `<!channel>` must show as typed and ping nobody.
+ */
+export function escapeUntrusted(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/**
  * Splits text into pieces of at most `limit` characters, preferring paragraph, then line, then word breaks.
  * Returns at least one piece.
  */

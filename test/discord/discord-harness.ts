@@ -4,7 +4,7 @@ import type { CommandHandler } from "../../adapters/discord/parley-command.js";
 import { SqliteSessionStore } from "../../db/sqlite-session-store.js";
 import { Engine } from "../../src/engine/engine.js";
 import { DEFAULT_SETTINGS, type EngineSettings } from "../../src/engine/settings.js";
-import { createLogger, SILENT_LOGGER } from "../../src/logger.js";
+import { createLogger, type Logger, SILENT_LOGGER } from "../../src/logger.js";
 import { FakeAnthropic } from "../fakes/fake-anthropic.js";
 import { FAKE_DISCORD_TOKEN, FakeDiscord, type FakeUser } from "../fakes/fake-discord.js";
 import { snowflake } from "../fakes/fake-discord-payloads.js";
@@ -23,6 +23,8 @@ export interface HarnessOptions {
   onCommand?: CommandHandler;
   /** ADMIN_USER_IDS: people the engine treats as admins whatever their Discord permissions. */
   adminUserIds?: string[];
+  /** Where the adapter and the engine log; silent unless DEBUG_DISCORD is set. */
+  logger?: Logger;
 }
 
 /** Real discord.js, the fake Discord API and gateway, the fake Anthropic API and a real Engine on a SQLite file. */
@@ -51,7 +53,7 @@ export class DiscordHarness {
       token: FAKE_DISCORD_TOKEN,
       applicationId: this.discord.applicationId,
       apiUrl: this.discord.url,
-      logger: process.env.DEBUG_DISCORD ? createLogger("debug") : SILENT_LOGGER,
+      logger: this.options.logger ?? (process.env.DEBUG_DISCORD ? createLogger("debug") : SILENT_LOGGER),
       ...(this.options.messageContent === false ? { messageContent: false } : {}),
       ...(this.options.onCommand ? { onCommand: this.options.onCommand } : {}),
     });
@@ -59,7 +61,7 @@ export class DiscordHarness {
       store: this.store,
       model: new AnthropicModelClient({ apiKey: "test-key", model: "claude-sonnet-5-5", baseURL: this.anthropic.url, maxRetries: 0 }),
       adapters: [this.adapter],
-      logger: process.env.DEBUG_DISCORD ? createLogger("debug") : SILENT_LOGGER,
+      logger: this.options.logger ?? (process.env.DEBUG_DISCORD ? createLogger("debug") : SILENT_LOGGER),
       settings: { ...DEFAULT_SETTINGS, ...this.options.settings },
       clock: () => this.now,
       ...(this.options.adminUserIds ? { adminUserIds: this.options.adminUserIds } : {}),

@@ -1,0 +1,103 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import { parse as parseQuery } from "node:querystring";
+import { isValidSlackRequest } from "@slack/bolt";
+import { z } from "zod";
+
+/** Interactivity payloads Bolt reads `user.id` from before any listener runs. */
+const INTERACTION_TYPES = [
+  "block_actions",
+  "block_suggestion",
+  "view_submission",
+  "view_closed",
+  "shortcut",
+  "message_action",
+  "interactive_message",
+  "dialog_submission",
+] as const;
+const isInteractionType = (type: string) => (INTERACTION_TYPES as readonly string[]).includes(type);
+
+/** Bolt reuses a body already read into `rawBody` instead of reading the stream again. */
+type BufferedRequest = IncomingMessage & { rawBody?: Buffer };
+
+/**
+ * Wraps Bolt's HTTP request listener for the events endpoint. It reads the body itself, refusing more than
+ * `limitBytes` with 413 before anything is parsed, and answers 400 (or 401 when unsigned) for a body Bolt
+ * cannot read: Bolt 5.1 reads `body.ssl_check` unguarded, so a signed `null` would reject a promise nobody
+ * handles and leave the request hanging, and an envelope without `user` or `event` makes it answer 500.
+ * Everything else goes to Bolt unchanged.
+ */
+export function guardSlackRequests(
+  listener: RequestListener,
+  options: { path: string; limitBytes: number; signingSecret: string },
+): RequestListener {
+  return (request, response) => {
+    if (request.method !== "POST" || (request.url ?? "").split("?")[0] !== options.path) return listener(request, response);
+    const declared = Number(request.headers["content-length"]);
+    if (Number.isFinite(declared) && declared > options.limitBytes) return refuse(request, response, 413);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let refused = false;
+    request.on("data", (chunk: Buffer) => {
+      if (refused) return;
+      size += chunk.length;
+      if (size > options.limitBytes) {
+        refused = true;
+        refuse(request, response, 413);
+      } else chunks.push(chunk);
+    });
+    request.on("end", () => {
+      if (refused) return;
+      const rawBody = Buffer.concat(chunks);
+      if (!isSlackEnvelope(rawBody.toString("utf8"), request.headers["content-type"])) {
+        return refuse(request, response, isSigned(request, rawBody, options.signingSecret) ? 400 : 401);
+      }
+      (request as BufferedRequest).rawBody = rawBody;
+      listener(request, response);
+    });
+    request.on("error", () => refuse(request, response, 400));
+  };
+}
+
+/** What Bolt dereferences before any listener runs: an event's `event.type`, an interaction's `user.id`. */
+const envelopeSchema = z.union([
+  z.object({ type: z.literal("event_callback"), event: z.object({ type: z.string() }) }),
+  z.object({ type: z.enum(INTERACTION_TYPES), user: z.object({ id: z.string() }) }),
+  z.object({ type: z.string().refine((type) => type !== "event_callback" && !isInteractionType(type)) }),
+]);
+
+/**
+ * Slack sends JSON objects, or forms whose `payload` field is one; a form without `payload` is a slash command.
+ * Anything else, or an envelope missing what Bolt reads unguarded, is refused here rather than inside Bolt.
+ */
+export function isSlackEnvelope(text: string, contentType: string | undefined): boolean {
+  let json = text;
+  if (contentType === "application/x-www-form-urlencoded") {
+    const payload = parseQuery(text).payload;
+    if (payload === undefined) return true;
+    if (typeof payload !== "string") return false;
+    json = payload;
+  }
+  try {
+    return envelopeSchema.safeParse(JSON.parse(json)).success;
+  } catch {
+    return false;
+  }
+}
+
+function isSigned(request: IncomingMessage, rawBody: Buffer, signingSecret: string): boolean {
+  const signature = request.headers["x-slack-signature"];
+  const timestamp = Number(request.headers["x-slack-request-timestamp"]);
+  if (typeof signature !== "string") return false;
+  return isValidSlackRequest({
+    signingSecret,
+    body: rawBody.toString("utf8"),
+    headers: { "x-slack-signature": signature, "x-slack-request-timestamp": timestamp },
+  });
+}
+
+/** Answers without reading further; the socket is closed once the answer is out, since the body was not drained. */
+function refuse(request: IncomingMessage, response: ServerResponse, status: 400 | 401 | 413): void {
+  if (response.headersSent) return;
+  response.once("finish", () => request.socket.destroy());
+  response.writeHead(status, { connection: "close" }).end();
+}
