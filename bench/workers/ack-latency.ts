@@ -77,37 +77,6 @@ try {
   await waitFor(() => cards().length >= clicks, `${clicks} cards`);
   anthropic.script(...Array.from({ length: clicks }, () => ({ content: [text("Shipped.")], delayMs: MODEL_DELAY_MS })));
 
-  if (process.env.ACK_PROBE) {
-    for (const [label, request] of [
-      ["healthz", () => fetch(`http://127.0.0.1:${port}/healthz`)],
-      [
-        "forged",
-        () =>
-          fetch(`http://127.0.0.1:${port}/slack/events`, {
-            method: "POST",
-            body: "payload=%7B%7D",
-            headers: {
-              "content-type": "application/x-www-form-urlencoded",
-              "x-slack-signature": "v0=00",
-              "x-slack-request-timestamp": String(Math.floor(Date.now() / 1000)),
-            },
-          }),
-      ],
-    ] as const) {
-      const times: number[] = [];
-      for (let index = 0; index < 30; index++) {
-        const started = performance.now();
-        await (await request()).arrayBuffer();
-        times.push(performance.now() - started);
-      }
-      process.stderr.write(
-        `${label}: ${times
-          .sort((a, b) => a - b)
-          .map((time) => time.toFixed(1))
-          .join(" ")}\n`,
-      );
-    }
-  }
   const tap = async (call: ReturnType<typeof cards>[number], index: number) => {
     if (mode === "spread") await new Promise((resolve) => setTimeout(resolve, (index * 1000) / clicks));
     {
