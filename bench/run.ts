@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { arch, cpus, totalmem } from "node:os";
 import { parseArgs } from "node:util";
 import type { ThroughputResult } from "./workload.js";
@@ -47,6 +47,16 @@ const print = (text = "") => {
 print(`# Parley benchmarks`);
 print();
 print(`Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"} (${arch()}), ${format(totalmem() / 2 ** 30, 1)} GiB RAM.`);
+const versionOf = (name: string) => (JSON.parse(readFileSync(`node_modules/${name}/package.json`, "utf8")) as { version: string }).version;
+const packages = [
+  "better-sqlite3",
+  "@anthropic-ai/sdk",
+  "@slack/bolt",
+  "@langchain/langgraph",
+  "@langchain/langgraph-checkpoint-sqlite",
+  "tsx",
+];
+print(`Packages: ${packages.map((name) => `${name} ${versionOf(name)}`).join(", ")}.`);
 print(`Command: \`npm run bench${process.argv.slice(2).length > 0 ? ` -- ${process.argv.slice(2).join(" ")}` : ""}\``);
 print();
 
