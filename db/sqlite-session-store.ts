@@ -118,6 +118,7 @@ export class SqliteSessionStore implements SessionStore {
     this.admin = new SqliteAdminQueries(db);
     this.statements = {
       claimEvent: db.prepare("INSERT OR IGNORE INTO processed_events (event_id, at) VALUES (?, ?)"),
+      hasEvent: db.prepare<[string], { found: number }>("SELECT 1 AS found FROM processed_events WHERE event_id = ?"),
       pruneEvents: db.prepare("DELETE FROM processed_events WHERE at < ?"),
       insertSession: db.prepare(
         `INSERT OR IGNORE INTO sessions (id, v, conversation_key, platform, workspace, channel, thread, owner_id, status, created_at, updated_at)
@@ -150,7 +151,7 @@ export class SqliteSessionStore implements SessionStore {
         `UPDATE sessions SET message_count = message_count + @added, turn_iterations = turn_iterations + 1,
            input_tokens = input_tokens + @input, output_tokens = output_tokens + @output,
            cache_read_tokens = cache_read_tokens + @cacheRead, cache_write_tokens = cache_write_tokens + @cacheWrite,
-           updated_at = @now, status = 'waiting', turn_asks = turn_asks + 1, last_outcome = 'suspended'
+           updated_at = @now, status = 'waiting', turn_asks = turn_asks + 1, last_outcome = 'suspended', recovery_attempts = 0
          WHERE id = @id RETURNING message_count`,
       ),
       endTurn: db.prepare(
@@ -168,17 +169,22 @@ export class SqliteSessionStore implements SessionStore {
       ),
       resumeSession: db.prepare<{ id: string; status: string; outcome: string | null; now: number }, { message_count: number }>(
         `UPDATE sessions SET status = @status, message_count = message_count + 1, last_outcome = COALESCE(@outcome, last_outcome),
-           updated_at = @now WHERE id = @id RETURNING message_count`,
+           recovery_attempts = 0, updated_at = @now WHERE id = @id RETURNING message_count`,
       ),
       askWithSession: db.prepare<[string], AskRow & { [column: `s_${string}`]: unknown }>(
         `SELECT asks.*, ${SESSION_COLUMNS.map((column) => `sessions.${column} AS s_${column}`).join(", ")}
          FROM asks JOIN sessions ON sessions.id = asks.session_id WHERE asks.id = ?`,
       ),
       stopRequested: db.prepare<[string], { stop_requested: number }>("SELECT stop_requested FROM sessions WHERE id = ?"),
-      setCardRef: db.prepare("UPDATE asks SET card_ref = ? WHERE id = ?"),
+      setCardRef: db.prepare<[string, number, string], { status: Ask["status"] }>(
+        "UPDATE asks SET card_ref = ?, deadline = ? WHERE id = ? RETURNING status",
+      ),
+      endedSince: db.prepare<[number, number], AskRow>(
+        "SELECT * FROM asks WHERE status != 'pending' AND card_ref IS NOT NULL AND ended_at >= ? ORDER BY ended_at LIMIT ?",
+      ),
       unposted: db.prepare<[], AskRow>("SELECT * FROM asks WHERE status = 'pending' AND card_ref IS NULL ORDER BY deadline"),
       expired: db.prepare<[number, number], AskRow>(
-        "SELECT * FROM asks WHERE status = 'pending' AND deadline <= ? ORDER BY deadline LIMIT ?",
+        "SELECT * FROM asks WHERE status = 'pending' AND deadline <= ? AND card_ref IS NOT NULL ORDER BY deadline LIMIT ?",
       ),
       requestStop: db.prepare("UPDATE sessions SET stop_requested = 1 WHERE id = ?"),
       countRecovery: db.prepare<[string], { recovery_attempts: number }>(
@@ -222,12 +228,13 @@ export class SqliteSessionStore implements SessionStore {
     });
   }
 
-  async startTurnOrQueue(sessionId: string, message: ChatMessage | null, now: number): Promise<StartOrQueue> {
+  async startTurnOrQueue(sessionId: string, message: ChatMessage | null, now: number, eventId?: string): Promise<StartOrQueue> {
     return this.db
       .transaction((): StartOrQueue => {
         const row = this.statements.sessionById.get(sessionId);
         if (!row) throw new Error(`no session ${sessionId}`);
         if (row.status === "waiting") return "waiting";
+        if (eventId !== undefined && this.statements.claimEvent.run(eventId, now).changes === 0) return "duplicate";
         if (row.status === "running") {
           if (message) this.statements.queue.run(sessionId, writeContent(message.content));
           return "queued";
@@ -335,8 +342,16 @@ export class SqliteSessionStore implements SessionStore {
       .immediate();
   }
 
-  async setCardRef(askId: string, cardRef: string): Promise<void> {
-    this.statements.setCardRef.run(cardRef, askId);
+  async setCardRef(askId: string, cardRef: string, deadline: number): Promise<Ask["status"] | undefined> {
+    return this.statements.setCardRef.get(cardRef, deadline, askId)?.status;
+  }
+
+  async listEndedAsksSince(since: number, limit: number): Promise<Ask[]> {
+    return this.statements.endedSince.all(since, limit).map(toAsk);
+  }
+
+  async hasEvent(eventId: string): Promise<boolean> {
+    return this.statements.hasEvent.get(eventId) !== undefined;
   }
 
   async listUnpostedAsks(): Promise<Ask[]> {

@@ -1,3 +1,4 @@
+import { describeAnswer } from "../ask/describe.js";
 import type { Logger } from "../logger.js";
 import type { CardView, PlatformAdapter, Settlement } from "../ports/platform-adapter.js";
 import type { Ask, Session, SessionStore } from "../ports/session-store.js";
@@ -12,6 +13,7 @@ export class CardDesk {
     private readonly adapterFor: (session: Session) => PlatformAdapter,
     private readonly settings: () => EngineSettings,
     private readonly logger: Logger,
+    private readonly clock: () => number,
   ) {}
 
   view(ask: Ask, session: Session): CardView {
@@ -37,8 +39,15 @@ export class CardDesk {
       const found = known ?? (await this.store.getAskWithSession(askId));
       if (found?.ask.status !== "pending" || found.ask.cardRef !== null) return;
       const { ask, session } = found;
-      const cardRef = await this.adapterFor(session).postCard(this.view(ask, session));
-      await this.store.setCardRef(askId, cardRef);
+      // A card posted late (after a crash or a platform error) still gets its whole time, as the card says.
+      const deadline = Math.max(ask.deadline, this.clock() + ask.spec.timeoutSeconds * 1000);
+      const cardRef = await this.adapterFor(session).postCard({ ...this.view(ask, session), deadline });
+      const status = await this.store.setCardRef(askId, cardRef, deadline);
+      // Answered (say, by a thread reply) while the card was on its way: settle it now, nobody else will.
+      if (status !== undefined && status !== "pending") {
+        const ended = await this.store.getAskWithSession(askId);
+        if (ended) await this.settle(ended.ask, ended.session, this.settlementOf(ended.ask, ended.session));
+      }
     } catch (error) {
       this.logger.warn({ err: error, askId }, "card-post failed; will retry");
     } finally {
@@ -54,6 +63,18 @@ export class CardDesk {
     } catch (error) {
       this.logger.warn({ err: error, askId: ask.id }, "card-settle failed");
     }
+  }
+
+  /** The settlement an ended ask shows, rebuilt from its row (for cards settled late, after a crash). */
+  settlementOf(ask: Ask, session: Session): Settlement {
+    const by = ask.answeredBy;
+    return {
+      status: ask.status === "pending" ? "cancelled" : ask.status,
+      ...(ask.answer ? { answerText: describeAnswer(ask.spec, ask.answer.value, ask.answer.other) } : {}),
+      ...(by ? { by } : {}),
+      // Under the owner policy only the owner and admins may answer, so anyone else who did is an admin.
+      ...(by && by !== session.ownerId && this.settings().answerPolicy === "owner" ? { byAdmin: true } : {}),
+    };
   }
 
   async notify(session: Session, userId: string, text: string): Promise<void> {

@@ -62,6 +62,7 @@ export class Engine {
       (session) => this.adapterFor(session),
       () => this.settings,
       this.logger,
+      this.clock,
     );
     this.resolver = new AskResolver({
       store: this.store,
@@ -96,7 +97,8 @@ export class Engine {
 
   /** A chat message reached the bot: start a session or a turn, queue it, or read it as an answer. */
   async handleMessage(message: InboundMessage): Promise<MessageOutcome> {
-    if (!(await this.store.claimEvent(message.eventId, this.clock()))) return "duplicate";
+    // A cheap early exit; the claim itself is made atomically with whatever the message changes.
+    if (await this.store.hasEvent(message.eventId)) return "duplicate";
     return this.routeMessage(message, 0);
   }
 
@@ -112,19 +114,23 @@ export class Engine {
         now: this.clock(),
       });
     }
+    const claim = () => this.store.claimEvent(message.eventId, this.clock());
     if (isStop) {
+      if (!(await claim())) return "duplicate";
       const stop = await this.stop(session.id, message.author);
       if (stop === "not-allowed") await this.cards.notify(session, message.author.id, this.whoMayAnswer(session));
       return stop === "not-allowed" ? "rejected" : "stopping";
     }
     if (session.status === "waiting") {
       const ask = await this.store.pendingAsk(session.id);
-      if (ask) return this.answerFromMessage(session, ask, message);
+      if (ask) return (await claim()) ? this.answerFromMessage(session, ask, message) : "duplicate";
     }
     const mayStartTurn = message.addressedToBot || message.author.id === session.ownerId;
     if (!mayStartTurn) return "ignored";
     const label = message.author.name ? `${message.author.name} (${message.author.id})` : message.author.id;
-    const state = await this.store.startTurnOrQueue(session.id, userText(label, message.text), this.clock());
+    // The event is claimed in the same transaction that stores the message: a crash cannot split the two.
+    const state = await this.store.startTurnOrQueue(session.id, userText(label, message.text), this.clock(), message.eventId);
+    if (state === "duplicate") return "duplicate";
     if (state === "started") {
       this.track(() => this.turns.run(session.id));
       return "started";

@@ -14,6 +14,9 @@ export const SWEEP_INTERVAL_MS = 5000;
 export const EVENT_RETENTION_MS = 24 * 60 * 60 * 1000;
 const EVENT_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 const EXPIRED_PER_SWEEP = 100;
+/** How far back start-up re-settles ended asks' cards: covers a crash between a claim and its card update. */
+export const RESETTLE_WINDOW_MS = 60 * 60 * 1000;
+const RESETTLE_LIMIT = 1000;
 
 export interface MaintenanceDependencies {
   store: SessionStore;
@@ -63,7 +66,13 @@ export class Maintenance {
 
   async recover(): Promise<void> {
     const { store, track } = this.deps;
-    for (const ask of await store.listUnpostedAsks()) track(() => this.deps.cards.post(ask.id));
+    // Post first, then sweep: a question nobody saw must not time out (the sweep skips unposted asks too).
+    await Promise.all((await store.listUnpostedAsks()).map((ask) => this.deps.cards.post(ask.id)));
+    // A crash between a claim and its card update leaves live buttons: settle recent endings again (idempotent).
+    for (const ask of await store.listEndedAsksSince(this.deps.clock() - RESETTLE_WINDOW_MS, RESETTLE_LIMIT)) {
+      const session = await store.getSession(ask.sessionId);
+      if (session) track(() => this.deps.cards.settle(ask, session, this.deps.cards.settlementOf(ask, session)));
+    }
     await this.sweep();
     const turns = this.deps.turns();
     for (const session of await store.listSessionsByStatus("running")) {

@@ -100,7 +100,7 @@ export interface AskResolution {
   now: number;
 }
 
-export type StartOrQueue = "started" | "queued" | "waiting";
+export type StartOrQueue = "started" | "queued" | "waiting" | "duplicate";
 
 export interface SessionFilter {
   status?: SessionStatus;
@@ -140,6 +140,8 @@ export interface AuditEntry {
 export interface SessionStore {
   /** Records an inbound event id; true the first time, false for every redelivery. */
   claimEvent(eventId: string, now: number): Promise<boolean>;
+  /** True when the event id was already recorded (a cheap early exit; the claim itself is atomic elsewhere). */
+  hasEvent(eventId: string): Promise<boolean>;
   /** Forgets event ids recorded before `before`; returns how many went. */
   pruneEvents(before: number): Promise<number>;
   /** Creates a session, or returns the one already bound to that conversation. */
@@ -148,8 +150,12 @@ export interface SessionStore {
   findSession(conversation: ConversationRef): Promise<Session | undefined>;
   /** The whole history of a session, oldest first. */
   loadMessages(sessionId: string): Promise<ChatMessage[]>;
-  /** Idle or failed: append the message (if any) and begin a turn. Running: queue it. Waiting: do nothing. */
-  startTurnOrQueue(sessionId: string, message: ChatMessage | null, now: number): Promise<StartOrQueue>;
+  /**
+   * Idle or failed: append the message (if any) and begin a turn. Running: queue it. Waiting: do nothing.
+   * With an event id, the event is claimed in the same transaction: "duplicate" when it was seen before,
+   * and a crash can never leave an event marked as seen without its message stored.
+   */
+  startTurnOrQueue(sessionId: string, message: ChatMessage | null, now: number, eventId?: string): Promise<StartOrQueue>;
   /** Writes one loop iteration: new messages only, usage, and an optional suspend or end. */
   commitStep(sessionId: string, step: Step): Promise<StepResult>;
   getAsk(askId: string): Promise<Ask | undefined>;
@@ -160,9 +166,14 @@ export interface SessionStore {
   pendingAsk(sessionId: string): Promise<Ask | undefined>;
   /** Compare-and-set from pending, with the result message and the audit row; the winner gets the ended ask, losers undefined. */
   resolveAsk(askId: string, resolution: AskResolution): Promise<Ask | undefined>;
-  setCardRef(askId: string, cardRef: string): Promise<void>;
+  /** Stores where the card is, and its deadline as shown on it (a card posted late gets its full time). */
+  /** Returns the ask's status after the write: not `pending` when it ended while its card was being posted. */
+  setCardRef(askId: string, cardRef: string, deadline: number): Promise<AskStatus | undefined>;
   listUnpostedAsks(): Promise<Ask[]>;
+  /** Pending asks past their deadline whose card was posted: nobody can miss a question they never saw. */
   listExpiredAsks(now: number, limit: number): Promise<Ask[]>;
+  /** Asks that ended since `since` and have a card: re-settled on start, since a crash may have come first. */
+  listEndedAsksSince(since: number, limit: number): Promise<Ask[]>;
   listSessionsByStatus(status: SessionStatus): Promise<Session[]>;
   requestStop(sessionId: string): Promise<void>;
   /** Counts one recovery attempt of an interrupted turn and returns the new count. */

@@ -34,6 +34,10 @@ export class MemorySessionStore implements SessionStore {
     return true;
   }
 
+  async hasEvent(eventId: string): Promise<boolean> {
+    return this.events.has(eventId);
+  }
+
   async pruneEvents(before: number): Promise<number> {
     let pruned = 0;
     for (const [eventId, at] of this.events) {
@@ -84,9 +88,10 @@ export class MemorySessionStore implements SessionStore {
     return copy(this.messages.get(sessionId) ?? []);
   }
 
-  async startTurnOrQueue(sessionId: string, message: ChatMessage | null, now: number): Promise<StartOrQueue> {
+  async startTurnOrQueue(sessionId: string, message: ChatMessage | null, now: number, eventId?: string): Promise<StartOrQueue> {
     const session = this.mustGet(sessionId);
     if (session.status === "waiting") return "waiting";
+    if (eventId !== undefined && !(await this.claimEvent(eventId, now))) return "duplicate";
     if (session.status === "running") {
       if (message) this.queueOf(sessionId).push(copy(message));
       return "queued";
@@ -119,6 +124,7 @@ export class MemorySessionStore implements SessionStore {
       });
       session.status = "waiting";
       session.turnAsks++;
+      session.recoveryAttempts = 0;
       session.lastOutcome = "suspended";
       return { nextTurn: false };
     }
@@ -164,15 +170,27 @@ export class MemorySessionStore implements SessionStore {
     const session = this.mustGet(ask.sessionId);
     this.messages.get(ask.sessionId)!.push(copy(resolution.resultMessage));
     session.status = resolution.sessionStatus;
+    session.recoveryAttempts = 0;
     if (resolution.outcome) session.lastOutcome = resolution.outcome;
     session.updatedAt = resolution.now;
     this.auditTrail.push({ ...resolution.audit });
     return copy(ask);
   }
 
-  async setCardRef(askId: string, cardRef: string): Promise<void> {
+  async setCardRef(askId: string, cardRef: string, deadline: number): Promise<Ask["status"] | undefined> {
     const ask = this.asks.get(askId);
-    if (ask) ask.cardRef = cardRef;
+    if (!ask) return undefined;
+    ask.cardRef = cardRef;
+    ask.deadline = deadline;
+    return ask.status;
+  }
+
+  async listEndedAsksSince(since: number, limit: number): Promise<Ask[]> {
+    return [...this.asks.values()]
+      .filter((ask) => ask.status !== "pending" && ask.cardRef !== null && (ask.endedAt ?? 0) >= since)
+      .sort((a, b) => (a.endedAt ?? 0) - (b.endedAt ?? 0))
+      .slice(0, limit)
+      .map(copy);
   }
 
   async listUnpostedAsks(): Promise<Ask[]> {
@@ -181,7 +199,7 @@ export class MemorySessionStore implements SessionStore {
 
   async listExpiredAsks(now: number, limit: number): Promise<Ask[]> {
     return [...this.asks.values()]
-      .filter((ask) => ask.status === "pending" && ask.deadline <= now)
+      .filter((ask) => ask.status === "pending" && ask.deadline <= now && ask.cardRef !== null)
       .sort((a, b) => a.deadline - b.deadline)
       .slice(0, limit)
       .map(copy);

@@ -27,7 +27,7 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
     }
   }
 
-  async function suspended(store: SessionStore) {
+  async function suspended(store: SessionStore, posted = true) {
     const session = await store.createSession({ id: "S1", conversation: CONVERSATION, ownerId: "U1", now: 1 });
     await store.startTurnOrQueue(session.id, user("hi"), 2);
     await store.commitStep(session.id, {
@@ -36,6 +36,7 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
       ask: { id: "A1", toolUseId: "toolu_1", spec, siblingResults: [], deadline: 1000 },
       now: 3,
     });
+    if (posted) await store.setCardRef("A1", "card-1", 1000);
     return session;
   }
 
@@ -44,6 +45,8 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
       withStore(async (store) => {
         expect(await store.claimEvent("E1", 1)).toBe(true);
         expect(await store.claimEvent("E1", 2)).toBe(false);
+        expect(await store.hasEvent("E1")).toBe(true);
+        expect(await store.hasEvent("E2")).toBe(false);
       }));
 
     it("binds one session to one conversation", () =>
@@ -59,7 +62,8 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
       withStore(async (store) => {
         const session = await store.createSession({ id: "S1", conversation: CONVERSATION, ownerId: "U1", now: 1 });
         expect(await store.startTurnOrQueue(session.id, user("one"), 2)).toBe("started");
-        expect(await store.startTurnOrQueue(session.id, user("two"), 3)).toBe("queued");
+        expect(await store.startTurnOrQueue(session.id, user("two"), 3, "E-two")).toBe("queued");
+        expect(await store.startTurnOrQueue(session.id, user("two again"), 3, "E-two")).toBe("duplicate");
         const result = await store.commitStep(session.id, {
           messages: [{ role: "assistant", content: [{ type: "text", text: "ok" }] }],
           usage: USAGE,
@@ -78,13 +82,15 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
 
     it("suspends: the ask and the assistant message land together, and a waiting session takes no turn", () =>
       withStore(async (store) => {
-        const session = await suspended(store);
+        const session = await suspended(store, false);
         expect(await store.getSession(session.id)).toMatchObject({ status: "waiting", turnAsks: 1, usage: USAGE });
         expect((await store.pendingAsk(session.id))?.id).toBe("A1");
         expect(await store.startTurnOrQueue(session.id, user("later"), 5)).toBe("waiting");
         expect((await store.listUnpostedAsks()).map((ask) => ask.id)).toEqual(["A1"]);
-        await store.setCardRef("A1", "card-1");
+        expect(await store.listExpiredAsks(5000, 10)).toEqual([]);
+        await store.setCardRef("A1", "card-1", 2000);
         expect(await store.listUnpostedAsks()).toEqual([]);
+        expect(await store.getAsk("A1")).toMatchObject({ cardRef: "card-1", deadline: 2000 });
       }));
 
     it("resolves an ask exactly once and appends its result", () =>
@@ -107,7 +113,7 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
           store.resolveAsk("A1", { ...resolution, answeredBy: "U2" }),
         ]);
         expect(results.filter((ask) => ask !== undefined)).toHaveLength(1);
-        expect(await store.getAsk("A1")).toMatchObject({ status: "answered", answeredBy: "U1", answer: { value: true }, cardRef: null });
+        expect(await store.getAsk("A1")).toMatchObject({ status: "answered", answeredBy: "U1", answer: { value: true }, cardRef: "card-1" });
         expect(await store.getSession(session.id)).toMatchObject({ status: "running" });
         expect((await store.loadMessages(session.id)).at(-1)).toEqual(resolution.resultMessage);
         expect(await store.resolveAsk("A1", { ...resolution, status: "expired" })).toBeUndefined();
@@ -115,6 +121,8 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
         expect(found?.ask).toMatchObject({ id: "A1", status: "answered" });
         expect(found?.session).toMatchObject({ id: session.id, ownerId: "U1", conversation: CONVERSATION, status: "running" });
         expect(await store.getAskWithSession("missing")).toBeUndefined();
+        expect((await store.listEndedAsksSince(10, 10)).map((ask) => ask.id)).toEqual(["A1"]);
+        expect(await store.listEndedAsksSince(11, 10)).toEqual([]);
       }));
 
     it("lists expired pending asks by deadline", () =>

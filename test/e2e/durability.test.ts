@@ -78,6 +78,50 @@ describe("durability", () => {
     expect(harness.adapter.messages.at(-1)?.text).toBe("Found.");
   });
 
+  it("a question nobody saw never times out: posted late, it gets its whole time from then", async () => {
+    harness.adapter.failCardPosts = 1;
+    fake.script(ask({ type: "confirm", question: "Seen in time?", timeout_s: 10 }), reply("Timed out fairly."));
+    await harness.say("go");
+    now += 60_000;
+    expect(await harness.engine.sweep()).toBe(0);
+    await harness.restart();
+    const card = harness.lastCard();
+    expect(card.spec.question).toBe("Seen in time?");
+    expect(card.deadline).toBe(now + 10_000);
+    expect((await harness.store.getAsk(card.askId))?.status).toBe("pending");
+    now += 10_001;
+    expect(await harness.engine.sweep()).toBe(1);
+    await harness.engine.idle();
+    expect(harness.adapter.settled.at(-1)?.settlement.status).toBe("expired");
+  });
+
+  it("a card answered while it was being posted is settled as soon as it lands", async () => {
+    let release: () => void = () => {};
+    harness.adapter.holdCardPosts = new Promise<void>((resolve) => (release = resolve));
+    fake.script(ask({ question: "Which branch?", candidates: ["main", "dev"] }), reply("OK."));
+    const message = { eventId: "E-race", conversation: CONVERSATION, author: OWNER, text: "build", addressedToBot: true };
+    await harness.engine.handleMessage(message);
+    while (fake.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (!(await harness.store.findSession(CONVERSATION))?.status.startsWith("waiting"))
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await harness.engine.handleMessage({ ...message, eventId: "E-reply", text: "dev", addressedToBot: false })).toBe("answered");
+    release();
+    await harness.engine.idle();
+    expect(harness.adapter.cards).toHaveLength(1);
+    expect(harness.adapter.settled.map((entry) => entry.settlement)).toEqual([{ status: "answered", answerText: "dev", by: OWNER.id }]);
+  });
+
+  it("a card whose settle was lost to a crash or an error is settled again on start", async () => {
+    fake.script(ask({ type: "confirm", question: "Merge?" }), reply("Merged."));
+    await harness.say("merge");
+    harness.adapter.failSettles = 1;
+    await harness.engine.answer(harness.lastCard().askId, OWNER, { kind: "option", index: 0 });
+    await harness.engine.idle();
+    expect(harness.adapter.settled).toHaveLength(0);
+    await harness.restart();
+    expect(harness.adapter.settled.map((entry) => entry.settlement)).toEqual([{ status: "answered", answerText: "Yes", by: OWNER.id }]);
+  });
+
   it("a card whose post failed is posted again by the sweeper, without a restart", async () => {
     harness.adapter.failCardPosts = 1;
     fake.script(ask({ type: "confirm", question: "Retry me?" }));

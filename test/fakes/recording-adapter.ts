@@ -11,6 +11,10 @@ export class RecordingAdapter implements PlatformAdapter {
   readonly progress: ProgressView[] = [];
   /** Set to make the next card posts fail, as a platform outage would. */
   failCardPosts = 0;
+  /** Set to make card posts wait until it resolves, as a slow platform would. */
+  holdCardPosts: Promise<void> | undefined;
+  /** Set to make the next card settles fail. */
+  failSettles = 0;
   private cardCounter = 0;
 
   constructor(platform = "test") {
@@ -18,6 +22,7 @@ export class RecordingAdapter implements PlatformAdapter {
   }
 
   async postCard(card: CardView): Promise<string> {
+    await this.holdCardPosts;
     if (this.failCardPosts > 0) {
       this.failCardPosts--;
       throw new Error("platform unavailable");
@@ -27,6 +32,10 @@ export class RecordingAdapter implements PlatformAdapter {
   }
 
   async settleCard(card: CardView, settlement: Settlement): Promise<void> {
+    if (this.failSettles > 0) {
+      this.failSettles--;
+      throw new Error("platform unavailable");
+    }
     this.settled.push({ card, settlement });
   }
 
