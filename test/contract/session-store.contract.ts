@@ -113,7 +113,12 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
           store.resolveAsk("A1", { ...resolution, answeredBy: "U2" }),
         ]);
         expect(results.filter((ask) => ask !== undefined)).toHaveLength(1);
-        expect(await store.getAsk("A1")).toMatchObject({ status: "answered", answeredBy: "U1", answer: { value: true }, cardRef: "card-1" });
+        expect(await store.getAsk("A1")).toMatchObject({
+          status: "answered",
+          answeredBy: "U1",
+          answer: { value: true },
+          cardRef: "card-1",
+        });
         expect(await store.getSession(session.id)).toMatchObject({ status: "running" });
         expect((await store.loadMessages(session.id)).at(-1)).toEqual(resolution.resultMessage);
         expect(await store.resolveAsk("A1", { ...resolution, status: "expired" })).toBeUndefined();
