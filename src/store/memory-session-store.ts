@@ -16,6 +16,7 @@ import {
   type StepResult,
   type StoreStats,
 } from "../ports/session-store.js";
+import { computeStats } from "./memory-stats.js";
 
 /** The SessionStore in memory, for tests and benches; it passes the same contract suite as SQLite. */
 export class MemorySessionStore implements SessionStore {
@@ -236,21 +237,7 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async stats(): Promise<StoreStats> {
-    const sessionsByStatus = { idle: 0, running: 0, waiting: 0, failed: 0 };
-    const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-    for (const session of this.sessions.values()) {
-      sessionsByStatus[session.status]++;
-      for (const key of Object.keys(usage) as Array<keyof typeof usage>) usage[key] += session.usage[key];
-    }
-    const asksByStatus = { pending: 0, answered: 0, cancelled: 0, expired: 0 };
-    const durations: number[] = [];
-    for (const ask of this.asks.values()) {
-      asksByStatus[ask.status]++;
-      if (ask.status === "answered" && ask.endedAt !== null) durations.push(ask.endedAt - ask.createdAt);
-    }
-    durations.sort((a, b) => a - b);
-    const medianAnswerMs = durations.length === 0 ? null : durations[Math.floor((durations.length - 1) / 2)]!;
-    return { sessionsByStatus, asksByStatus, medianAnswerMs, usage, databaseBytes: 0 };
+    return computeStats(this.sessions.values(), this.asks.values());
   }
 
   async purgeEnded(before: number): Promise<PurgeCounts> {
