@@ -17,7 +17,8 @@ export function splitMessage(markdown: string, limit: number = DISCORD_LIMITS.co
     current = openFence ?? "";
   };
   for (const rawLine of text.split("\n")) {
-    const reserve = openFence === undefined ? 0 : 4;
+    // Room for the closing fence a flush may add, counting a fence this very line opens.
+    const reserve = openFence !== undefined || FENCE.test(rawLine) ? 4 : 0;
     for (const line of hardWrap(rawLine, limit - 8 - (openFence?.length ?? 0))) {
       const candidate = current === "" ? line : `${current}\n${line}`;
       if (candidate.length + reserve > limit) {

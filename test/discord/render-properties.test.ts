@@ -127,6 +127,12 @@ describe("custom ids", () => {
 });
 
 describe("splitMessage", () => {
+  it("keeps room for the closing fence when a code block opens at the end of a nearly full message", () => {
+    // Found by the property below (seed -1102281730): a chunk of 2,004 characters.
+    const markdown = ["x".repeat(1992), "```ts", "y".repeat(100), "```"].join("\n");
+    for (const chunk of splitMessage(markdown)) expect(chunk.length).toBeLessThanOrEqual(2000);
+  });
+
   it("cuts any Markdown into messages of at most 2,000 characters without losing text", () => {
     const line = fc.oneof(
       fc.string({ maxLength: 300 }),
