@@ -1,41 +1,21 @@
-import { readFileSync } from "node:fs";
-import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { createLogger } from "../../src/logger.js";
 import { ask, reply } from "../fakes/fake-anthropic.js";
 import { FAKE_DISCORD_TOKEN } from "../fakes/fake-discord.js";
+import { databaseBytes, LogCapture } from "../support/capture.js";
 import { ALICE, componentWith, DiscordHarness } from "./discord-harness.js";
 
 const PASSWORD = "hunter2-Quartz-Zebra-7781";
 
 let harness: DiscordHarness;
-let logs = "";
+let capture = new LogCapture();
 
 afterEach(async () => {
   await harness.close();
 });
 
 function capturingLogger() {
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      logs += chunk.toString();
-      done();
-    },
-  });
-  return createLogger("trace", sink);
-}
-
-/** Every byte the SQLite store wrote: the database and its WAL and shared-memory files. */
-function databaseBytes(path: string): Buffer {
-  const parts: Buffer[] = [];
-  for (const suffix of ["", "-wal", "-shm", "-journal"]) {
-    try {
-      parts.push(readFileSync(`${path}${suffix}`));
-    } catch {
-      // Not every file exists in every journal mode.
-    }
-  }
-  return Buffer.concat(parts);
+  capture = new LogCapture();
+  return capture.logger;
 }
 
 describe("secrets on Discord", () => {
@@ -78,9 +58,9 @@ describe("secrets on Discord", () => {
     expect(sent).toContain("ops");
     for (const secret of [FAKE_DISCORD_TOKEN, PASSWORD]) {
       expect(sent.includes(secret), `a Discord payload holds ${secret}`).toBe(false);
-      expect(logs.includes(secret), `the log holds ${secret}`).toBe(false);
+      expect(capture.text.includes(secret), `the log holds ${secret}`).toBe(false);
     }
-    expect(logs.length).toBeGreaterThan(0);
+    expect(capture.text.length).toBeGreaterThan(0);
     // Every commit is on disk (database or WAL) by now, so the files can be scanned while the store is open.
     const stored = databaseBytes(harness.database.path);
     expect(stored.includes("Credentials for the deploy?")).toBe(true);

@@ -1,33 +1,19 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AnswerInput } from "../../src/ask/answer.js";
-import { ask, FakeAnthropic, lastToolResults, reply } from "../fakes/fake-anthropic.js";
-import { EngineHarness, OWNER, tempDatabasePath } from "../support/harness.js";
+import { ask, lastToolResults, reply } from "../fakes/fake-anthropic.js";
+import { freshHarnessPerTest, OWNER } from "../support/harness.js";
 
-let fake: FakeAnthropic;
-let database: ReturnType<typeof tempDatabasePath>;
-let harness: EngineHarness;
-
-beforeEach(async () => {
-  fake = await new FakeAnthropic().start();
-  database = tempDatabasePath();
-  harness = new EngineHarness(fake, database.path);
-});
-
-afterEach(async () => {
-  await harness.close();
-  await fake.close();
-  database.cleanup();
-});
+const setup = freshHarnessPerTest();
 
 /** Asks one question, answers it, and returns the tool_result content the model received next. */
 async function roundTrip(input: unknown, answer: AnswerInput): Promise<unknown> {
-  fake.script(ask(input), reply("Thanks."));
-  await harness.say("help me");
-  const card = harness.lastCard();
-  expect(await harness.engine.answer(card.askId, OWNER, answer)).toEqual({ kind: "accepted" });
-  await harness.engine.idle();
-  expect(harness.adapter.messages.at(-1)?.text).toBe("Thanks.");
-  const results = lastToolResults(fake.requests.at(-1));
+  setup.fake.script(ask(input), reply("Thanks."));
+  await setup.harness.say("help me");
+  const card = setup.harness.lastCard();
+  expect(await setup.harness.engine.answer(card.askId, OWNER, answer)).toEqual({ kind: "accepted" });
+  await setup.harness.engine.idle();
+  expect(setup.harness.adapter.messages.at(-1)?.text).toBe("Thanks.");
+  const results = lastToolResults(setup.fake.requests.at(-1));
   expect(results).toHaveLength(1);
   return JSON.parse(results[0]!.content);
 }
@@ -113,17 +99,17 @@ describe("each ask type, answered end to end", () => {
 
 describe("answers that do not fit the question", () => {
   it("refuses free text when allow_other is false and leaves the ask pending", async () => {
-    fake.script(ask({ type: "select", question: "Tier?", options: ["free", "pro"], allow_other: false }), reply("ok"));
-    await harness.say("upgrade me");
-    const card = harness.lastCard();
-    const outcome = await harness.engine.answer(card.askId, OWNER, { kind: "text", text: "enterprise" });
+    setup.fake.script(ask({ type: "select", question: "Tier?", options: ["free", "pro"], allow_other: false }), reply("ok"));
+    await setup.harness.say("upgrade me");
+    const card = setup.harness.lastCard();
+    const outcome = await setup.harness.engine.answer(card.askId, OWNER, { kind: "text", text: "enterprise" });
     expect(outcome).toMatchObject({ kind: "invalid" });
-    expect(fake.requests).toHaveLength(1);
-    expect(await harness.engine.answer(card.askId, OWNER, { kind: "text", text: "pro" })).toEqual({ kind: "accepted" });
+    expect(setup.fake.requests).toHaveLength(1);
+    expect(await setup.harness.engine.answer(card.askId, OWNER, { kind: "text", text: "pro" })).toEqual({ kind: "accepted" });
   });
 
   it("returns field errors for a form missing a required value or with a bad number", async () => {
-    fake.script(
+    setup.fake.script(
       ask({
         type: "form",
         question: "Limits",
@@ -133,13 +119,16 @@ describe("answers that do not fit the question", () => {
         ],
       }),
     );
-    await harness.say("set limits");
-    const outcome = await harness.engine.answer(harness.lastCard().askId, OWNER, { kind: "form", values: { name: " ", limit: "ten" } });
+    await setup.harness.say("set limits");
+    const outcome = await setup.harness.engine.answer(setup.harness.lastCard().askId, OWNER, {
+      kind: "form",
+      values: { name: " ", limit: "ten" },
+    });
     expect(outcome).toEqual({
       kind: "invalid",
       message: "Name is required. Limit must be a number.",
       fieldErrors: { name: "Name is required.", limit: "Limit must be a number." },
     });
-    expect(fake.requests).toHaveLength(1);
+    expect(setup.fake.requests).toHaveLength(1);
   });
 });

@@ -1,8 +1,6 @@
-import { readFileSync } from "node:fs";
-import { Writable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createLogger } from "../../src/logger.js";
 import { ask, FakeAnthropic, lastToolResults, reply } from "../fakes/fake-anthropic.js";
+import { databaseBytes, LogCapture } from "../support/capture.js";
 import { CONVERSATION, EngineHarness, OWNER, tempDatabasePath } from "../support/harness.js";
 
 let fake: FakeAnthropic;
@@ -202,15 +200,9 @@ describe("who may answer", () => {
 describe("secrets", () => {
   it("a password answer reaches the model and appears nowhere in the database file or the logs", async () => {
     const secret = "pa55-Zebra-Quartz-9981";
-    let logs = "";
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        logs += chunk.toString();
-        done();
-      },
-    });
+    const capture = new LogCapture();
     await harness.close();
-    harness = new EngineHarness(fake, database.path, { logger: createLogger("trace", sink) });
+    harness = new EngineHarness(fake, database.path, { logger: capture.logger });
     fake.script(
       ask({
         type: "form",
@@ -239,16 +231,10 @@ describe("secrets", () => {
     expect(JSON.stringify(fake.requests.at(-1)?.body.messages)).toContain("••••");
 
     await harness.close();
-    for (const suffix of ["", "-wal", "-shm"]) {
-      let bytes: Buffer;
-      try {
-        bytes = readFileSync(`${database.path}${suffix}`);
-      } catch {
-        continue;
-      }
-      expect(bytes.includes(Buffer.from(secret))).toBe(false);
-    }
-    expect(logs.length).toBeGreaterThan(0);
-    expect(logs).not.toContain(secret);
+    const stored = databaseBytes(database.path);
+    expect(stored.length).toBeGreaterThan(0);
+    expect(stored.includes(Buffer.from(secret))).toBe(false);
+    expect(capture.text.length).toBeGreaterThan(0);
+    expect(capture.text).not.toContain(secret);
   });
 });

@@ -1,10 +1,8 @@
-import { readFileSync } from "node:fs";
-import { Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { createLogger } from "../../src/logger.js";
 import { ask, reply } from "../fakes/fake-anthropic.js";
 import { FAKE_APP_TOKEN, FAKE_BOT_TOKEN, FAKE_BOT_USER_ID } from "../fakes/fake-slack-api.js";
 import { FAKE_SIGNING_SECRET } from "../fakes/fake-slack-signer.js";
+import { databaseBytes, LogCapture } from "../support/capture.js";
 import { ALICE, SlackHarness, waitFor } from "./slack-harness.js";
 import { blockActions, CHANNEL, messageEvent, nextTs, viewSubmission } from "./slack-payloads.js";
 
@@ -12,34 +10,15 @@ const PASSWORD = "hunter2-Quartz-Zebra-7781";
 const TOKENS = [FAKE_BOT_TOKEN, FAKE_APP_TOKEN, FAKE_SIGNING_SECRET];
 
 let harness: SlackHarness;
-let logs = "";
+let capture = new LogCapture();
 
 afterEach(async () => {
   await harness?.close();
 });
 
 function capturingLogger() {
-  logs = "";
-  const sink = new Writable({
-    write(chunk, _encoding, done) {
-      logs += chunk.toString();
-      done();
-    },
-  });
-  return createLogger("trace", sink);
-}
-
-/** Every byte the SQLite store wrote: the database and its WAL and shared-memory files. */
-function databaseBytes(path: string): Buffer {
-  const parts: Buffer[] = [];
-  for (const suffix of ["", "-wal", "-shm", "-journal"]) {
-    try {
-      parts.push(readFileSync(`${path}${suffix}`));
-    } catch {
-      // Not every file exists in every journal mode.
-    }
-  }
-  return Buffer.concat(parts);
+  capture = new LogCapture();
+  return capture.logger;
 }
 
 function expectAbsent(haystack: string | Buffer, needles: string[], where: string): void {
@@ -95,8 +74,8 @@ describe("secrets on Slack", () => {
     const sentToSlack = JSON.stringify([harness.slack.calls, harness.slack.responses]);
     expect(sentToSlack).toContain("ops");
     expectAbsent(sentToSlack, [...TOKENS, PASSWORD], "a Slack payload");
-    expect(logs.length).toBeGreaterThan(0);
-    expectAbsent(logs, [...TOKENS, PASSWORD], "the log");
+    expect(capture.text.length).toBeGreaterThan(0);
+    expectAbsent(capture.text, [...TOKENS, PASSWORD], "the log");
     // Every commit is on disk (database or WAL) by now, so the files can be scanned while the store is open.
     const stored = databaseBytes(harness.database.path);
     expect(stored.includes("Credentials for the deploy?")).toBe(true);
@@ -107,6 +86,6 @@ describe("secrets on Slack", () => {
     harness = await new SlackHarness({ socketMode: true, logger: capturingLogger() }).start();
     expect(harness.slack.callsOf("apps.connections.open").some((call) => call.ok)).toBe(true);
     expectAbsent(JSON.stringify(harness.slack.calls), TOKENS, "a Slack payload");
-    expectAbsent(logs, TOKENS, "the log");
+    expectAbsent(capture.text, TOKENS, "the log");
   });
 });

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach, beforeEach } from "vitest";
 import { AnthropicModelClient } from "../../adapters/anthropic/anthropic-model-client.js";
 import { SqliteSessionStore } from "../../db/sqlite-session-store.js";
 import { Engine, type InboundMessage } from "../../src/engine/engine.js";
@@ -9,7 +10,7 @@ import type { Logger } from "../../src/logger.js";
 import { SILENT_LOGGER } from "../../src/logger.js";
 import type { Tool } from "../../src/loop/tools.js";
 import type { ConversationRef } from "../../src/ports/session-store.js";
-import type { FakeAnthropic } from "../fakes/fake-anthropic.js";
+import { FakeAnthropic } from "../fakes/fake-anthropic.js";
 import { RecordingAdapter } from "../fakes/recording-adapter.js";
 
 export const CONVERSATION: ConversationRef = { platform: "test", workspace: "T1", channel: "C1", thread: "1700000000.000100" };
@@ -81,4 +82,20 @@ export class EngineHarness {
     await this.engine.idle();
     await this.store.close();
   }
+}
+
+/** A fake model, a temp database and an engine harness on them, fresh for every test of the calling file. */
+export function freshHarnessPerTest(): { fake: FakeAnthropic; database: ReturnType<typeof tempDatabasePath>; harness: EngineHarness } {
+  const setup = {} as { fake: FakeAnthropic; database: ReturnType<typeof tempDatabasePath>; harness: EngineHarness };
+  beforeEach(async () => {
+    setup.fake = await new FakeAnthropic().start();
+    setup.database = tempDatabasePath();
+    setup.harness = new EngineHarness(setup.fake, setup.database.path);
+  });
+  afterEach(async () => {
+    await setup.harness.close();
+    await setup.fake.close();
+    setup.database.cleanup();
+  });
+  return setup;
 }
