@@ -4,6 +4,11 @@ export interface TextBlock {
   text: string;
 }
 
+export interface ImageBlock {
+  type: "image";
+  source: { type: "base64"; media_type: string; data: string };
+}
+
 export interface ToolUseBlock {
   type: "tool_use";
   id: string;
@@ -14,7 +19,8 @@ export interface ToolUseBlock {
 export interface ToolResultBlock {
   type: "tool_result";
   tool_use_id: string;
-  content: string;
+  /** JSON or plain text for Parley's own tools; text and image blocks for tools from MCP servers. */
+  content: string | Array<TextBlock | ImageBlock>;
   is_error?: boolean;
 }
 
