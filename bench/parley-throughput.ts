@@ -1,7 +1,7 @@
 import { statSync } from "node:fs";
 import { SqliteSessionStore } from "../db/sqlite-session-store.js";
 import { Engine } from "../src/engine/engine.js";
-import { DEFAULT_SETTINGS } from "../src/engine/settings.js";
+import { createRuntimeSettings } from "../src/engine/settings.js";
 import { SILENT_LOGGER } from "../src/logger.js";
 import type { CardView, PlatformAdapter } from "../src/ports/platform-adapter.js";
 import { priorHistory, ScriptedModel, summarise, type ThroughputResult, type Workload } from "./workload.js";
@@ -17,6 +17,7 @@ export class BenchAdapter implements PlatformAdapter {
   async settleCard(): Promise<void> {}
   async postMessage(): Promise<void> {}
   async notifyPrivately(): Promise<void> {}
+  async postNotice(): Promise<void> {}
   async showProgress(): Promise<void> {}
 }
 
@@ -32,7 +33,7 @@ export async function parleyThroughput(path: string, workload: Workload): Promis
     model: new ScriptedModel(workload.asksPerSession),
     adapters: [adapter],
     logger: SILENT_LOGGER,
-    settings: { ...DEFAULT_SETTINGS, maxAskPerTurn: workload.asksPerSession, maxIterations: 50 },
+    settings: createRuntimeSettings({ maxAskPerTurn: workload.asksPerSession, maxIterations: 50 }),
   });
   const prior = priorHistory(workload.history);
   const latencies: number[] = [];

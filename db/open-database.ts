@@ -2,6 +2,7 @@ import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
+import { StoreError } from "../src/ports/errors.js";
 
 const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), "migrations");
 /** How long a writer waits for another process's lock before SQLITE_BUSY reaches the caller. */
@@ -30,7 +31,10 @@ function migrate(db: Database.Database): void {
     .sort();
   const current = db.pragma("user_version", { simple: true }) as number;
   if (current > files.length) {
-    throw new Error(`database schema version ${current} is newer than this Parley (${files.length}); upgrade Parley`);
+    throw new StoreError(
+      "schema-too-new",
+      `database schema version ${current} is newer than this Parley (${files.length}); upgrade Parley`,
+    );
   }
   for (const [index, name] of files.entries()) {
     const version = index + 1;

@@ -10,25 +10,17 @@ import type {
   Session,
   SessionFilter,
   SessionStatus,
-  SessionStore,
   StartOrQueue,
   Step,
   StepResult,
+  Storage,
   StoreStats,
 } from "../src/ports/session-store.js";
 import { conversationKey } from "../src/ports/session-store.js";
-import {
-  checkVersion,
-  RECORD_VERSION,
-  readAnswer,
-  readContent,
-  readSiblingResults,
-  readSpec,
-  writeContent,
-  writeSpec,
-} from "../src/store/records.js";
 import { openDatabase } from "./open-database.js";
+import { checkVersion, RECORD_VERSION, readAnswer, readContent, readSiblingResults, readSpec, writeContent, writeSpec } from "./records.js";
 import { SqliteAdminQueries } from "./sqlite-admin-queries.js";
+import { translateStoreErrors } from "./sqlite-errors.js";
 
 interface SessionRow {
   id: string;
@@ -107,7 +99,7 @@ interface AskRow {
 }
 
 /** The SessionStore on one SQLite file. Statements are prepared once; every method is one transaction. */
-export class SqliteSessionStore implements SessionStore {
+export class SqliteSessionStore implements Storage {
   readonly db: Database.Database;
   private readonly statements;
   private readonly admin: SqliteAdminQueries;
@@ -449,3 +441,5 @@ function toAsk(row: AskRow): Ask {
     endedAt: row.ended_at,
   };
 }
+
+translateStoreErrors(SqliteSessionStore.prototype);

@@ -1,12 +1,8 @@
 import { pino } from "pino";
 
-/** The slice of pino the core uses, so tests can capture logs. */
-export interface Logger {
-  debug(object: object, message?: string): void;
-  info(object: object, message?: string): void;
-  warn(object: object, message?: string): void;
-  error(object: object, message?: string): void;
-}
+import type { Logger } from "./ports/logger.js";
+
+export { type Logger, SILENT_LOGGER } from "./ports/logger.js";
 
 /** Paths pino blanks out wherever they appear: tokens and answers never reach the log. */
 export const REDACTED_PATHS = ["*.token", "*.apiKey", "*.password", "*.answer", "*.value", "headers.authorization"];
@@ -14,5 +10,3 @@ export const REDACTED_PATHS = ["*.token", "*.apiKey", "*.password", "*.answer", 
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   return pino({ level, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } }, destination ?? pino.destination(2));
 }
-
-export const SILENT_LOGGER: Logger = { debug() {}, info() {}, warn() {}, error() {} };

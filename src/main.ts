@@ -1,29 +1,20 @@
 import { AnthropicModelClient } from "../adapters/anthropic/anthropic-model-client.js";
 import { TerminalAdapter } from "../adapters/terminal/terminal-adapter.js";
 import { SqliteSessionStore } from "../db/sqlite-session-store.js";
-import { AdminCommands, type AdminReply, type AdminRequest } from "./admin/admin-commands.js";
+import { AdminCommands } from "./admin/admin-commands.js";
 import { withStoredSettings } from "./admin/runtime-settings.js";
 import { type Config, loadConfig } from "./config.js";
 import { Engine } from "./engine/engine.js";
-import { DEFAULT_SETTINGS, type EngineSettings } from "./engine/settings.js";
-import { ConfigError } from "./errors.js";
+import { createRuntimeSettings, DEFAULT_SETTINGS, type EngineSettings } from "./engine/settings.js";
 import { createLogger, type Logger } from "./logger.js";
 import { CURRENT_TIME_TOOL } from "./loop/tools.js";
-import type { PlatformAdapter } from "./ports/platform-adapter.js";
-
-/** A platform adapter that also owns inbound traffic: it starts after the engine exists. */
-interface ServingAdapter extends PlatformAdapter {
-  start(engine: Engine): Promise<void>;
-  stop(): Promise<void>;
-}
+import type { ServingAdapter } from "./ports/conversation.js";
+import { ConfigError } from "./ports/errors.js";
 
 /** The composition root: the only place that reads the environment and wires adapters, store and model. */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger(config.LOG_LEVEL);
-  if (!config.ANTHROPIC_API_KEY && !config.ANTHROPIC_BASE_URL) {
-    throw new ConfigError("invalid configuration:\n  ANTHROPIC_API_KEY: is required to talk to the model");
-  }
   const store = new SqliteSessionStore(config.DATABASE_PATH);
   const model = new AnthropicModelClient({
     // A compatible server behind ANTHROPIC_BASE_URL may need no key; the SDK still wants one.
@@ -31,22 +22,21 @@ async function main(): Promise<void> {
     model: config.ANTHROPIC_MODEL,
     ...(config.ANTHROPIC_BASE_URL ? { baseURL: config.ANTHROPIC_BASE_URL } : {}),
   });
-  let admin: AdminCommands | undefined;
-  const onCommand = (request: AdminRequest): Promise<AdminReply> =>
-    admin ? admin.run(request) : Promise.resolve({ text: "Parley is still starting; try again in a moment." });
-  const platforms = await platformAdapters(config, logger, onCommand);
+  const platforms = await platformAdapters(config, logger);
   const terminal = platforms.length === 0 ? new TerminalAdapter(process.stdin, process.stdout) : undefined;
+  // Settings an admin changed with /parley config survive restarts and win over the environment.
+  const settings = createRuntimeSettings(withStoredSettings(settingsFrom(config), await store.loadSettings()));
   const engine = new Engine({
     store,
     model,
     adapters: terminal ? [terminal] : platforms,
     logger,
     tools: [CURRENT_TIME_TOOL],
-    // Settings an admin changed with /parley config survive restarts and win over the environment.
-    settings: withStoredSettings(settingsFrom(config), await store.loadSettings()),
+    settings,
     adminUserIds: config.ADMIN_USER_IDS,
   });
-  admin = new AdminCommands(engine, store);
+  const admin = new AdminCommands({ engine, store, settings });
+  const onCommand = admin.run.bind(admin);
 
   let stopping = false;
   const shutdown = async (reason: string) => {
@@ -64,7 +54,7 @@ async function main(): Promise<void> {
   process.once("SIGINT", () => void shutdown("SIGINT"));
 
   // Adapters start before recovery, so a bad token fails before any card is posted.
-  for (const adapter of platforms) await adapter.start(engine);
+  for (const adapter of platforms) await adapter.start(engine, onCommand);
   await engine.recover();
   engine.startSweeper();
   logger.info({ platforms: platforms.map((adapter) => adapter.platform) }, "parley-started");
@@ -75,11 +65,7 @@ async function main(): Promise<void> {
 }
 
 /** Platform SDKs are imported only when configured: the terminal starts without loading Bolt or discord.js. */
-async function platformAdapters(
-  config: Config,
-  logger: Logger,
-  onCommand: (request: AdminRequest) => Promise<AdminReply>,
-): Promise<ServingAdapter[]> {
+async function platformAdapters(config: Config, logger: Logger): Promise<ServingAdapter[]> {
   const adapters: ServingAdapter[] = [];
   if (config.SLACK_BOT_TOKEN) {
     const { SlackAdapter } = await import("../adapters/slack/slack-adapter.js");
@@ -93,7 +79,6 @@ async function platformAdapters(
         port: config.PORT,
         host: config.HOST,
         logger,
-        onCommand,
       }),
     );
   }
@@ -107,7 +92,6 @@ async function platformAdapters(
         ...(config.DISCORD_GUILD_ID ? { guildId: config.DISCORD_GUILD_ID } : {}),
         messageContent: config.DISCORD_MESSAGE_CONTENT,
         logger,
-        onCommand,
       }),
     );
   }

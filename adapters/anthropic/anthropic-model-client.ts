@@ -1,5 +1,5 @@
 import Anthropic from "@anthropic-ai/sdk";
-import { ModelError } from "../../src/errors.js";
+import { ModelError } from "../../src/ports/errors.js";
 import type { ModelClient, ModelRequest, ModelResponse, TextBlock, ToolUseBlock } from "../../src/ports/model-client.js";
 
 export interface AnthropicModelClientOptions {

@@ -14,18 +14,19 @@ import {
   Routes,
   ThreadAutoArchiveDuration,
 } from "discord.js";
-import { z } from "zod";
-import type { Engine } from "../../src/engine/engine.js";
-import type { Logger } from "../../src/logger.js";
-import type { CardView, PlatformAdapter, ProgressView, Settlement } from "../../src/ports/platform-adapter.js";
+import type { AdminHandler, Conversation, ServingAdapter } from "../../src/ports/conversation.js";
+import type { Logger } from "../../src/ports/logger.js";
+import type { CardView, ProgressView, Settlement } from "../../src/ports/platform-adapter.js";
+import type { RichText } from "../../src/ports/rich-text.js";
 import type { ConversationRef } from "../../src/ports/session-store.js";
 import { AnswerDrafts } from "./answer-drafts.js";
+import { readCardRef, writeCardRef } from "./card-ref.js";
 import { componentId } from "./custom-id.js";
+import { toDiscordMarkdown } from "./discord-dialect.js";
 import { describeError, messageFacts } from "./discord-facts.js";
 import { InteractionRouter } from "./interaction-router.js";
-import { type CommandHandler, PARLEY_COMMAND_NAME, runParleyCommand } from "./parley-command.js";
+import { PARLEY_COMMAND_NAME, runParleyCommand } from "./parley-command.js";
 import { PLATFORM, routeMessage } from "./parse-message.js";
-import { registerParleyCommand } from "./register-commands.js";
 import { type DiscordMessageBody, renderCard } from "./render-card.js";
 import { renderSettledCard } from "./render-settlement.js";
 import { SeenIds } from "./seen-ids.js";
@@ -39,18 +40,16 @@ export interface DiscordAdapterOptions {
   /** The guild `/parley` is registered in for instant updates; see scripts/register-commands.ts. */
   guildId?: string;
   logger: Logger;
-  onCommand?: CommandHandler;
   /** Ask for the privileged MessageContent intent (default true). Without it, mentions and replies to the bot still work. */
   messageContent?: boolean;
 }
 
-const cardRefSchema = z.object({ channelId: z.string().min(1), messageId: z.string().min(1) });
 /** Discord's error for "a thread has already been created for this message": a replayed mention. */
 const THREAD_ALREADY_EXISTS = 160004;
 const NO_MENTIONS = { parse: [] as [] };
 
 /** Discord through discord.js: gateway events in, REST out. Routing and rendering live in pure modules. */
-export class DiscordAdapter implements PlatformAdapter {
+export class DiscordAdapter implements ServingAdapter {
   readonly platform = PLATFORM;
   private readonly client: Client;
   private readonly drafts = new AnswerDrafts();
@@ -71,17 +70,11 @@ export class DiscordAdapter implements PlatformAdapter {
     });
   }
 
-  /** Registers /parley (in `guildId` when set, else globally); `npm run register-commands` does the same. */
-  async registerCommands(): Promise<string> {
-    const { token, applicationId, apiUrl, guildId } = this.options;
-    return registerParleyCommand({ token, applicationId, ...(apiUrl ? { apiUrl } : {}), ...(guildId ? { guildId } : {}) });
-  }
-
-  /** Logs in, wires gateway events to the engine, and resolves once the guilds have arrived. */
-  async start(engine: Engine): Promise<void> {
-    const router = new InteractionRouter(engine, this.drafts);
-    this.client.on(Events.MessageCreate, (message) => this.track(() => this.onMessage(engine, message)));
-    this.client.on(Events.InteractionCreate, (interaction) => this.track(() => this.onInteraction(engine, router, interaction)));
+  /** Logs in, wires gateway events to the core, and resolves once the guilds have arrived. */
+  async start(conversation: Conversation, admin: AdminHandler): Promise<void> {
+    const router = new InteractionRouter(conversation, this.drafts);
+    this.client.on(Events.MessageCreate, (message) => this.track(() => this.onMessage(conversation, message)));
+    this.client.on(Events.InteractionCreate, (interaction) => this.track(() => this.onInteraction(admin, router, interaction)));
     this.client.on(Events.Error, (error) => this.options.logger.error({ err: describeError(error) }, "discord-client error"));
     const ready = once(this.client, Events.ClientReady);
     await this.client.login(this.options.token);
@@ -101,14 +94,17 @@ export class DiscordAdapter implements PlatformAdapter {
 
   async postCard(card: CardView): Promise<string> {
     const message = await this.send(card.conversation.thread, renderCard(card));
-    return JSON.stringify({ channelId: message.channel_id, messageId: message.id });
+    return writeCardRef({ channelId: message.channel_id, messageId: message.id });
   }
 
   /** A bot REST edit, not the interaction webhook: it still works after the 15-minute interaction token expired. */
   async settleCard(card: CardView, settlement: Settlement): Promise<void> {
     this.drafts.forget(card.askId);
-    if (card.cardRef === null) return;
-    const reference = cardRefSchema.parse(JSON.parse(card.cardRef));
+    const reference = readCardRef(card.cardRef);
+    if (!reference) {
+      if (card.cardRef !== null) this.options.logger.warn({ askId: card.askId }, "discord-card-settle skipped: unreadable card reference");
+      return;
+    }
     await this.client.rest.patch(Routes.channelMessage(reference.channelId, reference.messageId), {
       body: renderSettledCard(card, settlement),
     });
@@ -122,13 +118,20 @@ export class DiscordAdapter implements PlatformAdapter {
    * Discord has no ephemeral message outside an interaction, so the notice is a short reply in the
    * thread that mentions only that person (a DM could be closed, and would lose the context).
    */
-  async notifyPrivately(conversation: ConversationRef, userId: string, text: string): Promise<void> {
-    await this.send(conversation.thread, { content: `<@${userId}> ${text}`, allowed_mentions: { parse: [], users: [userId] } });
+  async notifyPrivately(conversation: ConversationRef, userId: string, text: RichText): Promise<void> {
+    const content = `<@${userId}> ${toDiscordMarkdown(text)}`;
+    await this.send(conversation.thread, { content, allowed_mentions: { parse: [], users: [userId] } });
+  }
+
+  async postNotice(conversation: ConversationRef, text: RichText): Promise<void> {
+    for (const content of splitMessage(toDiscordMarkdown(text)))
+      await this.send(conversation.thread, { content, allowed_mentions: NO_MENTIONS });
   }
 
   async showProgress(progress: ProgressView): Promise<void> {
     const channelId = progress.conversation.thread;
-    const content = progress.done ? `-# ${progress.text}` : `⏳ ${progress.text}`;
+    const text = toDiscordMarkdown(progress.text);
+    const content = progress.done ? `-# ${text}` : `⏳ ${text}`;
     const components = progress.done ? [] : [stopRow(progress.sessionId).toJSON()];
     if (!progress.done) await this.client.rest.post(Routes.channelTyping(channelId)).catch(() => undefined);
     const existing = this.progressMessages.get(progress.turnKey);
@@ -146,7 +149,7 @@ export class DiscordAdapter implements PlatformAdapter {
     return (await this.client.rest.post(Routes.channelMessages(channelId), { body })) as APIMessage;
   }
 
-  private async onMessage(engine: Engine, message: Message): Promise<void> {
+  private async onMessage(conversation: Conversation, message: Message): Promise<void> {
     const botId = this.client.user?.id;
     if (!botId) return;
     const route = routeMessage(messageFacts(message, botId), botId);
@@ -162,14 +165,14 @@ export class DiscordAdapter implements PlatformAdapter {
         }
       }
     }
-    await engine.handleMessage(route.message);
+    await conversation.handleMessage(route.message);
   }
 
-  private async onInteraction(engine: Engine, router: InteractionRouter, interaction: Interaction): Promise<void> {
+  private async onInteraction(admin: AdminHandler, router: InteractionRouter, interaction: Interaction): Promise<void> {
     // Gateway RESUME replays events: an interaction answered once must not be answered (or acted on) again.
     if (!this.seenInteractions.add(interaction.id)) return;
     if (interaction.isChatInputCommand() && interaction.commandName === PARLEY_COMMAND_NAME) {
-      return runParleyCommand(interaction, engine, this.options.onCommand);
+      return runParleyCommand(interaction, admin);
     }
     if (interaction.isButton() || interaction.isStringSelectMenu()) return router.handleComponent(interaction);
     if (interaction.isModalSubmit()) return router.handleModal(interaction);

@@ -8,22 +8,25 @@ import {
   type StringSelectMenuInteraction,
 } from "discord.js";
 import type { AnswerInput } from "../../src/ask/answer.js";
-import type { Actor, AnswerOutcome, Engine } from "../../src/engine/engine.js";
+import type { Actor, AnswerOutcome, Conversation } from "../../src/ports/conversation.js";
+import { answerNotice, stopNotice } from "../../src/ports/notices.js";
+import type { RichText } from "../../src/ports/rich-text.js";
 import type { AnswerDrafts } from "./answer-drafts.js";
 import { type ComponentAction, componentId, parseComponentId, parseModalId } from "./custom-id.js";
+import { toDiscordMarkdown } from "./discord-dialect.js";
 import { interactionFacts } from "./discord-facts.js";
-import { outcomeNotice, stopNotice } from "./outcome-notice.js";
 import { actorFrom } from "./parse-actor.js";
-import { whoMayAnswer } from "./render-card.js";
 import { formParts, readModalValues, renderFormModal, renderTextModal } from "./render-modal.js";
 
 /** The empty field name, which no form field can have, holds a text answer typed in a modal. */
 const TEXT_DRAFT = "";
 
-/** Component taps and modal submits, translated into engine calls. Every path answers Discord within 3 s. */
+const notice = (text: RichText | undefined): string | undefined => (text ? toDiscordMarkdown(text) : undefined);
+
+/** Component taps and modal submits, translated into core calls. Every path answers Discord within 3 s. */
 export class InteractionRouter {
   constructor(
-    private readonly engine: Engine,
+    private readonly conversation: Conversation,
     private readonly drafts: AnswerDrafts,
   ) {}
 
@@ -34,8 +37,8 @@ export class InteractionRouter {
     // A modal must be the first response to the tap, so these paths must not defer.
     if (action.kind === "open" || action.kind === "other") return this.openModal(interaction, action, actor);
     await interaction.deferUpdate();
-    const notice = await this.act(interaction, action, actor);
-    if (notice) await interaction.followUp({ content: notice, flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
+    const text = await this.act(interaction, action, actor);
+    if (text) await interaction.followUp({ content: text, flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
   }
 
   private async act(
@@ -46,12 +49,12 @@ export class InteractionRouter {
     const values = interaction.isStringSelectMenu() ? interaction.values.map(Number).filter(Number.isInteger) : [];
     switch (action.kind) {
       case "stop":
-        return stopNotice(await this.engine.stop(action.sessionId, actor));
+        return notice(stopNotice(await this.conversation.stop(action.sessionId, actor)));
       case "multi":
         this.drafts.setPicks(action.askId, actor.id, action.group, values);
         return undefined;
       case "cancel":
-        return this.settleDrafts(action.askId, await this.engine.cancel(action.askId, actor));
+        return this.settleDrafts(action.askId, await this.conversation.cancel(action.askId, actor));
       case "pick":
         if (values[0] === undefined) return undefined;
         return this.answer(action.askId, actor, { kind: "option", index: values[0] });
@@ -65,12 +68,12 @@ export class InteractionRouter {
   }
 
   private async answer(askId: string, actor: Actor, input: AnswerInput): Promise<string | undefined> {
-    return this.settleDrafts(askId, await this.engine.answer(askId, actor, input));
+    return this.settleDrafts(askId, await this.conversation.answer(askId, actor, input));
   }
 
   private settleDrafts(askId: string, outcome: AnswerOutcome): string | undefined {
     if (outcome.kind === "accepted" || outcome.kind === "already-ended") this.drafts.forget(askId);
-    return outcomeNotice(outcome);
+    return notice(answerNotice(outcome));
   }
 
   /** Checks the ask is open to this person before drawing a modal, so nobody fills in a form for nothing. */
@@ -79,19 +82,13 @@ export class InteractionRouter {
     action: Extract<ComponentAction, { kind: "open" | "other" }>,
     actor: Actor,
   ): Promise<void> {
-    const found = await this.engine.getAsk(action.askId);
-    const refusal = !found
-      ? outcomeNotice({ kind: "unknown-ask" })
-      : found.ask.status !== "pending"
-        ? outcomeNotice({ kind: "already-ended", status: found.ask.status })
-        : this.engine.mayAnswer(found.session, actor)
-          ? undefined
-          : `Only ${whoMayAnswer(this.engine.cardView(found.ask, found.session))} this.`;
-    if (!found || refusal !== undefined) {
-      await interaction.reply({ content: refusal ?? "", flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
+    const open = await this.conversation.openAnswer(action.askId, actor);
+    if (!open.ok) {
+      const content = notice(answerNotice(open.outcome)) ?? "";
+      await interaction.reply({ content, flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
       return;
     }
-    const { spec } = found.ask;
+    const { spec } = open.card;
     const draft = this.drafts.formValues(action.askId, actor.id);
     const text = typeof draft[TEXT_DRAFT] === "string" ? draft[TEXT_DRAFT] : undefined;
     const modal =
@@ -106,9 +103,11 @@ export class InteractionRouter {
   async handleModal(interaction: ModalSubmitInteraction): Promise<void> {
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });
     const target = parseModalId(interaction.customId);
-    const found = target ? await this.engine.getAsk(target.askId) : undefined;
-    if (!target || !found) return void (await interaction.editReply(outcomeNotice({ kind: "unknown-ask" }) ?? ""));
     const actor = actorFrom(interactionFacts(interaction));
+    const open = target ? await this.conversation.openAnswer(target.askId, actor) : undefined;
+    if (!target || !open) return void (await interaction.editReply(notice(answerNotice({ kind: "unknown-ask" })) ?? ""));
+    // Refused or ended: the answer below says so in the one wording, and changes nothing.
+    const spec = open.ok ? open.card.spec : undefined;
     const submitted = readModalValues(
       [...interaction.fields.fields.values()].map((field) => ({
         customId: field.customId,
@@ -120,8 +119,8 @@ export class InteractionRouter {
     let fixPart = 0;
     if (target.kind === "part") {
       const merged = this.drafts.mergeForm(target.askId, actor.id, submitted.values);
-      const parts = formParts(found.ask.spec);
-      if (target.part + 1 < parts.length) {
+      const parts = spec ? formParts(spec) : [];
+      if (spec && target.part + 1 < parts.length) {
         const next = target.part + 1;
         const button = continueButton(
           componentId({ kind: "open", askId: target.askId, part: next }),
@@ -130,21 +129,21 @@ export class InteractionRouter {
         await interaction.editReply({ content: `Part ${next} of ${parts.length} saved.`, components: [button] });
         return;
       }
-      outcome = await this.engine.answer(target.askId, actor, { kind: "form", values: merged });
+      outcome = await this.conversation.answer(target.askId, actor, { kind: "form", values: merged });
       if (outcome.kind === "invalid") fixPart = firstPartWithError(parts, outcome.fieldErrors);
     } else {
       const text = submitted.text ?? "";
       this.drafts.mergeForm(target.askId, actor.id, { [TEXT_DRAFT]: text });
-      outcome = await this.engine.answer(target.askId, actor, { kind: "text", text });
+      outcome = await this.conversation.answer(target.askId, actor, { kind: "text", text });
     }
-    const notice = this.settleDrafts(target.askId, outcome);
+    const reply = this.settleDrafts(target.askId, outcome);
     if (outcome.kind !== "invalid") {
-      await interaction.editReply({ content: notice ?? "✅ Your answer was sent.", allowedMentions: { parse: [] } });
+      await interaction.editReply({ content: reply ?? "✅ Your answer was sent.", allowedMentions: { parse: [] } });
       return;
     }
     const fix: ComponentAction =
       target.kind === "other" ? { kind: "other", askId: target.askId } : { kind: "open", askId: target.askId, part: fixPart };
-    await interaction.editReply({ content: notice ?? "", components: [continueButton(componentId(fix), "Fix")] });
+    await interaction.editReply({ content: reply ?? "", components: [continueButton(componentId(fix), "Fix")] });
   }
 }
 

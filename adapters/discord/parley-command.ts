@@ -7,8 +7,8 @@ import {
   type RESTPostAPIChatInputApplicationCommandsJSONBody,
   SlashCommandBuilder,
 } from "discord.js";
-import type { Actor, Engine } from "../../src/engine/engine.js";
-import type { ConversationRef } from "../../src/ports/session-store.js";
+import type { AdminHandler } from "../../src/ports/conversation.js";
+import { toDiscordMarkdown } from "./discord-dialect.js";
 import { interactionFacts } from "./discord-facts.js";
 import { DISCORD_LIMITS, truncate } from "./discord-limits.js";
 import { actorFrom, conversationFrom } from "./parse-actor.js";
@@ -16,8 +16,8 @@ import { actorFrom, conversationFrom } from "./parse-actor.js";
 export const PARLEY_COMMAND_NAME = "parley";
 export const COMMAND_OPTION = "command";
 
-/** Runs an admin command line such as "sessions pending"; the core owns what the commands do. */
-export type CommandHandler = (command: { text: string; actor: Actor; conversation: ConversationRef | null }) => Promise<{ text: string }>;
+/** Discord's words for "only admins": who counts as one here. */
+export const DISCORD_ADMIN_REFUSAL = "🔒 /parley is for admins: it needs the Manage Server permission.";
 
 /** `/parley command:<line>`, hidden from members without Manage Server (server admins can widen it per role). */
 export function parleyCommandDefinition(): RESTPostAPIChatInputApplicationCommandsJSONBody {
@@ -47,21 +47,15 @@ export function commandLine(options: ReadonlyArray<{ name: string; type: number;
   return words.filter((word) => word !== "").join(" ");
 }
 
-/** Answers privately; checks admin at run time too, since a server admin can widen the default permission. */
-export async function runParleyCommand(
-  interaction: ChatInputCommandInteraction,
-  engine: Engine,
-  onCommand?: CommandHandler,
-): Promise<void> {
+/**
+ * Answers privately. The core checks admin at run time and audits a refusal: a server admin can widen the
+ * command's default permission, so its visibility proves nothing.
+ */
+export async function runParleyCommand(interaction: ChatInputCommandInteraction, admin: AdminHandler): Promise<void> {
   await interaction.deferReply({ flags: MessageFlags.Ephemeral });
   const facts = interactionFacts(interaction);
-  const actor = actorFrom(facts);
-  let text: string;
-  if (!engine.isAdmin(actor)) text = "🔒 /parley is for admins: it needs the Manage Server permission.";
-  else if (!onCommand) text = "admin commands are not available";
-  else {
-    const line = commandLine(interaction.options.data);
-    text = (await onCommand({ text: line, actor, conversation: conversationFrom(facts) })).text;
-  }
+  const line = commandLine(interaction.options.data);
+  const reply = await admin({ text: line, actor: actorFrom(facts), conversation: conversationFrom(facts) });
+  const text = reply.kind === "refused" ? DISCORD_ADMIN_REFUSAL : toDiscordMarkdown(reply.text);
   await interaction.editReply({ content: truncate(text, DISCORD_LIMITS.contentChars), allowedMentions: { parse: [] } });
 }

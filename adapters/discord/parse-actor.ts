@@ -1,4 +1,4 @@
-import type { Actor } from "../../src/engine/engine.js";
+import type { Actor } from "../../src/ports/conversation.js";
 import type { ConversationRef } from "../../src/ports/session-store.js";
 import { DM_WORKSPACE, PLATFORM } from "./parse-message.js";
 

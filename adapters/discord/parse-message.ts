@@ -1,4 +1,4 @@
-import type { InboundMessage } from "../../src/engine/engine.js";
+import type { InboundMessage } from "../../src/ports/conversation.js";
 import { DISCORD_LIMITS, truncate } from "./discord-limits.js";
 
 export const PLATFORM = "discord";

@@ -1,7 +1,7 @@
 import type { webApi } from "@slack/bolt";
 import { z } from "zod";
-import type { Actor } from "../../src/engine/engine.js";
-import type { Logger } from "../../src/logger.js";
+import type { Actor } from "../../src/ports/conversation.js";
+import type { Logger } from "../../src/ports/logger.js";
 
 /** Admin rights change rarely; a person promoted or demoted is seen again within this time. */
 export const ACTOR_CACHE_MS = 10 * 60 * 1000;

@@ -1,5 +1,5 @@
 import { type Logger as BoltLogger, LogLevel } from "@slack/bolt";
-import type { Logger } from "../../src/logger.js";
+import type { Logger } from "../../src/ports/logger.js";
 
 const MAX_LINE_CHARS = 300;
 

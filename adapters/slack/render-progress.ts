@@ -1,6 +1,7 @@
 import type { ProgressView } from "../../src/ports/platform-adapter.js";
 import { actionIds } from "./action-ids.js";
 import type { SlackMessage } from "./render-card.js";
+import { toMrkdwn } from "./slack-dialect.js";
 import { SLACK_LIMITS } from "./slack-limits.js";
 import { escapeMrkdwn, mrkdwnText, plainText, truncate } from "./slack-text.js";
 
@@ -8,7 +9,7 @@ const STATUS_CHARS = 500;
 
 /** A turn's status line; a Stop button while the turn runs, none once it is over. */
 export function renderProgress(progress: ProgressView): SlackMessage {
-  const status = escapeMrkdwn(truncate(progress.text, STATUS_CHARS));
+  const status = escapeMrkdwn(truncate(toMrkdwn(progress.text), STATUS_CHARS));
   const line = progress.done ? status : `⏳ ${status}`;
   return {
     text: line,

@@ -1,9 +1,10 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { App, HTTPReceiver, webApi } from "@slack/bolt";
-import type { Engine } from "../../src/engine/engine.js";
-import type { Logger } from "../../src/logger.js";
-import type { CardView, PlatformAdapter, ProgressView, Settlement } from "../../src/ports/platform-adapter.js";
+import type { AdminHandler, Conversation, ServingAdapter } from "../../src/ports/conversation.js";
+import type { Logger } from "../../src/ports/logger.js";
+import type { CardView, ProgressView, Settlement } from "../../src/ports/platform-adapter.js";
+import type { RichText } from "../../src/ports/rich-text.js";
 import type { ConversationRef } from "../../src/ports/session-store.js";
 import { ActorDirectory, errorCode } from "./actor-directory.js";
 import { createBoltLogger } from "./bolt-logger.js";
@@ -13,7 +14,7 @@ import { renderCard } from "./render-card.js";
 import { renderProgress } from "./render-progress.js";
 import { renderSettledCard } from "./render-settled.js";
 import { guardSlackRequests } from "./request-guard.js";
-import type { SlackCommandHandler } from "./slack-command.js";
+import { toMrkdwn } from "./slack-dialect.js";
 import { SLACK_LIMITS, SLACK_MAX_BODY_BYTES } from "./slack-limits.js";
 import { registerListeners } from "./slack-listeners.js";
 
@@ -28,7 +29,6 @@ export interface SlackAdapterOptions {
   port: number;
   host: string;
   logger: Logger;
-  onCommand?: SlackCommandHandler;
   /** Web API retries; the default keeps Slack's own (10 over about half an hour). Tests pass a small one. */
   retryConfig?: webApi.RetryOptions;
 }
@@ -38,7 +38,7 @@ const HEALTH_PATH = "/healthz";
 const EVENTS_PATH = "/slack/events";
 
 /** Slack over Bolt: draws cards and messages, and turns Slack traffic into engine calls. */
-export class SlackAdapter implements PlatformAdapter {
+export class SlackAdapter implements ServingAdapter {
   readonly platform = "slack";
   private readonly app: App;
   /** Every outbound call goes through this client: the bot token travels only in its Authorization header. */
@@ -80,13 +80,13 @@ export class SlackAdapter implements PlatformAdapter {
     return this.listeningPort;
   }
 
-  async start(engine: Engine): Promise<void> {
+  async start(conversation: Conversation, admin: AdminHandler): Promise<void> {
     // auth.test runs here, so a bad token is an error the caller can catch, not a crash.
     const identity = await this.client.auth.test();
     if (!identity.bot_id || !identity.user_id || !identity.team_id) throw new Error("auth.test returned no bot identity");
     this.identity = { botToken: this.options.botToken, botId: identity.bot_id, botUserId: identity.user_id, teamId: identity.team_id };
     await this.app.init();
-    registerListeners({ app: this.app, engine, actors: this.actors, logger: this.options.logger, onCommand: this.options.onCommand });
+    registerListeners({ app: this.app, conversation, actors: this.actors, logger: this.options.logger, admin });
     this.app.error(async (error) => {
       this.options.logger.error({ error: errorCode(error) }, "slack-listener failed");
     });
@@ -152,8 +152,24 @@ export class SlackAdapter implements PlatformAdapter {
     }
   }
 
-  async notifyPrivately(conversation: ConversationRef, userId: string, text: string): Promise<void> {
-    await this.client.chat.postEphemeral({ channel: conversation.channel, user: userId, thread_ts: conversation.thread, text });
+  async postNotice(conversation: ConversationRef, text: RichText): Promise<void> {
+    for (const piece of splitMrkdwn(toMrkdwn(text), SLACK_LIMITS.messageTextChars)) {
+      await this.client.chat.postMessage({
+        channel: conversation.channel,
+        thread_ts: conversation.thread,
+        text: piece,
+        unfurl_links: false,
+      });
+    }
+  }
+
+  async notifyPrivately(conversation: ConversationRef, userId: string, text: RichText): Promise<void> {
+    await this.client.chat.postEphemeral({
+      channel: conversation.channel,
+      user: userId,
+      thread_ts: conversation.thread,
+      text: toMrkdwn(text),
+    });
   }
 
   async showProgress(progress: ProgressView): Promise<void> {

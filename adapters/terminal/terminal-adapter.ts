@@ -1,11 +1,15 @@
 import { createInterface } from "node:readline";
-import type { Actor, Engine } from "../../src/engine/engine.js";
+import type { Actor, Conversation } from "../../src/ports/conversation.js";
 import type { CardView, PlatformAdapter, ProgressView, Settlement } from "../../src/ports/platform-adapter.js";
+import { PLAIN_DIALECT, type RichText, type RichTextDialect, renderRichText } from "../../src/ports/rich-text.js";
 import type { ConversationRef } from "../../src/ports/session-store.js";
 import { renderCard, renderFieldPrompt, renderSettlement } from "./render-card.js";
 
 export const TERMINAL_CONVERSATION: ConversationRef = { platform: "terminal", workspace: "local", channel: "terminal", thread: "main" };
 const TERMINAL_USER: Actor = { id: "you", name: "you", isAdmin: true };
+/** One person at one keyboard: a mention of them is "you". */
+const TERMINAL_DIALECT: RichTextDialect = { ...PLAIN_DIALECT, mention: (userId) => (userId === TERMINAL_USER.id ? "you" : `@${userId}`) };
+const plain = (text: RichText) => renderRichText(text, TERMINAL_DIALECT);
 
 /**
  * The terminal: one conversation, read line by line (so piped input works), drawn as text.
@@ -37,22 +41,26 @@ export class TerminalAdapter implements PlatformAdapter {
     this.write(`Parley: ${markdown}`);
   }
 
-  async notifyPrivately(_conversation: ConversationRef, _userId: string, text: string): Promise<void> {
-    this.write(`(${text})`);
+  async postNotice(_conversation: ConversationRef, text: RichText): Promise<void> {
+    this.write(`Parley: ${plain(text)}`);
+  }
+
+  async notifyPrivately(_conversation: ConversationRef, _userId: string, text: RichText): Promise<void> {
+    this.write(`(${plain(text)})`);
   }
 
   async showProgress(progress: ProgressView): Promise<void> {
-    if (progress.text === this.lastProgress) return;
-    this.lastProgress = progress.done ? "" : progress.text;
-    if (!progress.done) this.write(`· ${progress.text}`);
+    const text = plain(progress.text);
+    if (text === this.lastProgress) return;
+    this.lastProgress = progress.done ? "" : text;
+    if (!progress.done) this.write(`· ${text}`);
   }
 
   /** Reads lines until the input ends, then lets the running turn finish. */
-  async run(engine: Engine): Promise<void> {
-    const pending = await engine.pendingAsk(TERMINAL_CONVERSATION);
-    if (pending) {
+  async run(conversation: Conversation): Promise<void> {
+    const card = await conversation.pendingCard(TERMINAL_CONVERSATION);
+    if (card) {
       // A question left from the last run: draw it again and take its answer.
-      const card = engine.cardView(pending.ask, pending.session);
       this.write(renderCard(card, this.clock()));
       if (card.spec.type === "form") this.beginForm(card);
     } else {
@@ -60,25 +68,25 @@ export class TerminalAdapter implements PlatformAdapter {
     }
     const lines = createInterface({ input: this.input, terminal: false });
     for await (const line of lines) {
-      await this.handleLine(engine, line);
-      await engine.idle();
+      await this.handleLine(conversation, line);
+      await conversation.idle();
     }
-    await engine.idle();
+    await conversation.idle();
   }
 
-  private async handleLine(engine: Engine, line: string): Promise<void> {
-    const pending = await engine.pendingAsk(TERMINAL_CONVERSATION);
+  private async handleLine(conversation: Conversation, line: string): Promise<void> {
+    const pending = await conversation.pendingCard(TERMINAL_CONVERSATION);
     if (pending && line.trim().toLowerCase() === "cancel") {
       this.form = undefined;
-      await engine.cancel(pending.ask.id, TERMINAL_USER);
+      await conversation.cancel(pending.askId, TERMINAL_USER);
       return;
     }
-    if (pending && this.form?.askId === pending.ask.id) {
-      await this.continueForm(engine, line);
+    if (pending && this.form?.askId === pending.askId) {
+      await this.continueForm(conversation, line);
       return;
     }
     if (!pending && line.trim() === "") return;
-    await engine.handleMessage({
+    await conversation.handleMessage({
       eventId: `terminal:${this.clock()}:${++this.lineCounter}`,
       conversation: TERMINAL_CONVERSATION,
       author: TERMINAL_USER,
@@ -92,7 +100,7 @@ export class TerminalAdapter implements PlatformAdapter {
     this.write(renderFieldPrompt(card, 0));
   }
 
-  private async continueForm(engine: Engine, line: string): Promise<void> {
+  private async continueForm(conversation: Conversation, line: string): Promise<void> {
     const form = this.form!;
     const field = form.card.spec.fields[form.index]!;
     form.values[field.name] = line;
@@ -101,7 +109,7 @@ export class TerminalAdapter implements PlatformAdapter {
       this.write(renderFieldPrompt(form.card, form.index));
       return;
     }
-    const outcome = await engine.answer(form.askId, TERMINAL_USER, { kind: "form", values: form.values });
+    const outcome = await conversation.answer(form.askId, TERMINAL_USER, { kind: "form", values: form.values });
     if (outcome.kind === "invalid") {
       this.write(`(${outcome.message} Let's go again.)`);
       this.beginForm(form.card);

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteSessionStore } from "../../db/sqlite-session-store.js";
 import { Engine } from "../../src/engine/engine.js";
-import { DEFAULT_SETTINGS } from "../../src/engine/settings.js";
+import { createRuntimeSettings } from "../../src/engine/settings.js";
 import { SILENT_LOGGER } from "../../src/logger.js";
 import type { PlatformAdapter } from "../../src/ports/platform-adapter.js";
 import { ScriptedModel } from "../workload.js";
@@ -16,11 +16,18 @@ const forgetful: PlatformAdapter = {
   settleCard: async () => {},
   postMessage: async () => {},
   notifyPrivately: async () => {},
+  postNotice: async () => {},
   showProgress: async () => {},
 };
 const directory = mkdtempSync(join(tmpdir(), "parley-memory-"));
 const store = new SqliteSessionStore(join(directory, "memory.db"));
-const engine = new Engine({ store, model: new ScriptedModel(3), adapters: [forgetful], logger: SILENT_LOGGER, settings: DEFAULT_SETTINGS });
+const engine = new Engine({
+  store,
+  model: new ScriptedModel(3),
+  adapters: [forgetful],
+  logger: SILENT_LOGGER,
+  settings: createRuntimeSettings(),
+});
 const gc = (globalThis as { gc?: () => void }).gc;
 const rows: Array<{ suspended: number; rssMiB: number; heapMiB: number }> = [];
 let created = 0;

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { AnthropicModelClient } from "../../adapters/anthropic/anthropic-model-client.js";
 import { SqliteSessionStore } from "../../db/sqlite-session-store.js";
 import { Engine } from "../../src/engine/engine.js";
-import { DEFAULT_SETTINGS } from "../../src/engine/settings.js";
+import { createRuntimeSettings } from "../../src/engine/settings.js";
 import { SILENT_LOGGER } from "../../src/logger.js";
 import { ask, FakeAnthropic } from "../../test/fakes/fake-anthropic.js";
 import { BenchAdapter } from "../parley-throughput.js";
@@ -22,7 +22,7 @@ const engine = new Engine({
   model: new AnthropicModelClient({ apiKey: "bench", model: "claude-sonnet-5-5", baseURL: fake.url, maxRetries: 0 }),
   adapters: [adapter],
   logger: SILENT_LOGGER,
-  settings: { ...DEFAULT_SETTINGS, maxAskPerTurn: rounds + 1, maxIterations: rounds + 5 },
+  settings: createRuntimeSettings({ maxAskPerTurn: rounds + 1, maxIterations: rounds + 5 }),
 });
 const conversation = { platform: "bench", workspace: "T", channel: "C", thread: "sdk" };
 const overheads: number[] = [];

@@ -1,12 +1,13 @@
 import { hasSecret } from "../ask/answer.js";
 import { describeAnswer } from "../ask/describe.js";
 import { type AskResult, resultText } from "../ask/result.js";
+import type { Actor, AnswerOutcome } from "../ports/conversation.js";
 import type { ChatMessage } from "../ports/model-client.js";
-import type { Settlement } from "../ports/platform-adapter.js";
+import type { PlatformAdapter, Settlement } from "../ports/platform-adapter.js";
+import { mention, rich } from "../ports/rich-text.js";
 import type { Ask, AskStatus, Session, SessionStore } from "../ports/session-store.js";
 import type { CardDesk } from "./card-desk.js";
-import type { SecretResult } from "./turn-runner.js";
-import type { Actor, AnswerOutcome } from "./types.js";
+import type { TurnRunner } from "./turn-runner.js";
 
 export interface Resolution {
   status: Exclude<AskStatus, "pending">;
@@ -23,8 +24,8 @@ export interface Resolution {
 export interface AskResolverDependencies {
   store: SessionStore;
   cards: CardDesk;
-  runTurn: (sessionId: string, secret?: SecretResult) => Promise<void>;
-  postMessage: (session: Session, text: string) => Promise<void>;
+  turns: TurnRunner;
+  adapterFor: (session: Session) => PlatformAdapter;
   isAdmin: (actor: Actor) => boolean;
   track: (task: () => Promise<void>) => void;
   clock: () => number;
@@ -77,8 +78,8 @@ export class AskResolver {
         : undefined;
     this.deps.track(async () => {
       await this.deps.cards.settle(won, session, settlement);
-      if (stop) await this.deps.postMessage(session, `⏹ Stopped by <@${actor?.id ?? "?"}>.`);
-      else await this.deps.runTurn(session.id, secret);
+      if (stop) await this.deps.adapterFor(session).postNotice(session.conversation, rich`⏹ Stopped by ${mention(actor?.id ?? "?")}.`);
+      else await this.deps.turns.run(session.id, secret);
     });
     return { kind: "accepted" };
   }

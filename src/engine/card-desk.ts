@@ -1,23 +1,38 @@
 import { describeAnswer } from "../ask/describe.js";
 import type { Logger } from "../logger.js";
 import type { CardView, PlatformAdapter, Settlement } from "../ports/platform-adapter.js";
+import type { RichText } from "../ports/rich-text.js";
 import type { Ask, Session, SessionStore } from "../ports/session-store.js";
-import type { EngineSettings } from "./settings.js";
+import type { RuntimeSettings } from "./settings.js";
+
+export interface CardDeskDependencies {
+  store: SessionStore;
+  adapterFor: (session: Session) => PlatformAdapter;
+  settings: RuntimeSettings;
+  logger: Logger;
+  clock: () => number;
+}
 
 /** Posts, settles and describes cards. Platform failures are logged here and never lose an ask. */
 export class CardDesk {
   private readonly posting = new Set<string>();
 
-  constructor(
-    private readonly store: SessionStore,
-    private readonly adapterFor: (session: Session) => PlatformAdapter,
-    private readonly settings: () => EngineSettings,
-    private readonly logger: Logger,
-    private readonly clock: () => number,
-  ) {}
+  private readonly store: SessionStore;
+  private readonly adapterFor: (session: Session) => PlatformAdapter;
+  private readonly settings: RuntimeSettings;
+  private readonly logger: Logger;
+  private readonly clock: () => number;
+
+  constructor(deps: CardDeskDependencies) {
+    this.store = deps.store;
+    this.adapterFor = deps.adapterFor;
+    this.settings = deps.settings;
+    this.logger = deps.logger;
+    this.clock = deps.clock;
+  }
 
   view(ask: Ask, session: Session): CardView {
-    const anyone = this.settings().answerPolicy === "thread";
+    const anyone = this.settings.get().answerPolicy === "thread";
     return {
       askId: ask.id,
       sessionId: session.id,
@@ -73,15 +88,24 @@ export class CardDesk {
       ...(ask.answer ? { answerText: describeAnswer(ask.spec, ask.answer.value, ask.answer.other) } : {}),
       ...(by ? { by } : {}),
       // Under the owner policy only the owner and admins may answer, so anyone else who did is an admin.
-      ...(by && by !== session.ownerId && this.settings().answerPolicy === "owner" ? { byAdmin: true } : {}),
+      ...(by && by !== session.ownerId && this.settings.get().answerPolicy === "owner" ? { byAdmin: true } : {}),
     };
   }
 
-  async notify(session: Session, userId: string, text: string): Promise<void> {
+  async notify(session: Session, userId: string, text: RichText): Promise<void> {
     try {
       await this.adapterFor(session).notifyPrivately(session.conversation, userId, text);
     } catch (error) {
       this.logger.warn({ err: error, sessionId: session.id }, "private-notice failed");
+    }
+  }
+
+  /** Posts the core's own notice in the session's thread; a platform failure is logged, never thrown. */
+  async announce(session: Session, text: RichText): Promise<void> {
+    try {
+      await this.adapterFor(session).postNotice(session.conversation, text);
+    } catch (error) {
+      this.logger.warn({ err: error, sessionId: session.id }, "notice-post failed");
     }
   }
 }

@@ -5,97 +5,90 @@ import type { Logger } from "../logger.js";
 import { userText } from "../loop/history.js";
 import type { LoopResult } from "../loop/run-loop.js";
 import type { Tool } from "../loop/tools.js";
+import type { Actor, AnswerOutcome, Conversation, InboundMessage, MessageOutcome, OpenAnswer, StopOutcome } from "../ports/conversation.js";
 import type { ModelClient } from "../ports/model-client.js";
 import type { CardView, PlatformAdapter } from "../ports/platform-adapter.js";
-import type { Ask, ConversationRef, Session, SessionStore } from "../ports/session-store.js";
+import { mention, type RichText, rich } from "../ports/rich-text.js";
+import type { Ask, ConversationRef, MaintenanceStore, Session, SessionStore } from "../ports/session-store.js";
 import { AskResolver } from "./ask-resolver.js";
 import { CardDesk } from "./card-desk.js";
 import { Maintenance, SWEEP_INTERVAL_MS } from "./maintenance.js";
-import { DEFAULT_SETTINGS, type EngineSettings } from "./settings.js";
+import { createRuntimeSettings, type RuntimeSettings } from "./settings.js";
 import { TaskTracker } from "./task-tracker.js";
 import { TurnRunner } from "./turn-runner.js";
-import type { Actor, AnswerOutcome, InboundMessage, MessageOutcome, StopOutcome } from "./types.js";
 
 export interface EngineDependencies {
-  store: SessionStore;
+  store: SessionStore & MaintenanceStore;
   model: ModelClient;
   adapters: PlatformAdapter[];
   logger: Logger;
   tools?: Tool[];
-  settings?: EngineSettings;
+  settings?: RuntimeSettings;
   adminUserIds?: string[];
   clock?: () => number;
+  /** Observes every turn's result (tests, benches). */
+  onTurnEnd?: (sessionId: string, result: LoopResult) => void;
 }
 
 const STOP_WORDS = new Set(["stop", "stop!", "/stop", "cancel turn"]);
 
-export type { Actor, AnswerOutcome, InboundMessage, MessageOutcome, StopOutcome } from "./types.js";
-
 /** Starts, suspends, resumes and recovers agent turns. Platform- and database-neutral. */
-export class Engine {
-  settings: EngineSettings;
-  private readonly store: SessionStore;
+export class Engine implements Conversation {
+  private readonly store: SessionStore & MaintenanceStore;
+  private readonly settings: RuntimeSettings;
   private readonly adapters: Map<string, PlatformAdapter>;
-  private readonly tools: Map<string, Tool>;
   private readonly adminUserIds: Set<string>;
   private readonly clock: () => number;
   private readonly logger: Logger;
   private readonly tasks = new TaskTracker();
-  private readonly turns: TurnRunner;
   private readonly cards: CardDesk;
+  private readonly turns: TurnRunner;
   private readonly resolver: AskResolver;
   private readonly maintenance: Maintenance;
   private sweeper: NodeJS.Timeout | undefined;
-  /** Observers for tests and the terminal: every turn's result. */
-  onTurnEnd: ((sessionId: string, result: LoopResult) => void) | undefined;
 
   constructor(deps: EngineDependencies) {
     this.store = deps.store;
+    this.settings = deps.settings ?? createRuntimeSettings();
     this.adapters = new Map(deps.adapters.map((adapter) => [adapter.platform, adapter]));
-    this.tools = new Map((deps.tools ?? []).map((tool) => [tool.definition.name, tool]));
-    this.settings = deps.settings ?? DEFAULT_SETTINGS;
     this.adminUserIds = new Set(deps.adminUserIds ?? []);
     this.clock = deps.clock ?? Date.now;
     this.logger = deps.logger;
-    this.cards = new CardDesk(
-      this.store,
-      (session) => this.adapterFor(session),
-      () => this.settings,
-      this.logger,
-      this.clock,
-    );
+    const adapterFor = (session: Session) => this.adapterFor(session);
+    const track = (task: () => Promise<void>) => this.track(task);
+    // Built in dependency order: each collaborator gets only what already exists.
+    this.cards = new CardDesk({ store: this.store, adapterFor, settings: this.settings, logger: this.logger, clock: this.clock });
+    this.turns = new TurnRunner({
+      store: this.store,
+      model: deps.model,
+      tools: new Map((deps.tools ?? []).map((tool) => [tool.definition.name, tool])),
+      settings: this.settings,
+      adapterFor,
+      cards: this.cards,
+      logger: this.logger,
+      clock: this.clock,
+      onTurnEnd: deps.onTurnEnd ?? (() => {}),
+    });
     this.resolver = new AskResolver({
       store: this.store,
       cards: this.cards,
-      runTurn: (sessionId, secret) => this.turns.run(sessionId, secret),
-      postMessage: (session, text) => this.adapterFor(session).postMessage(session.conversation, text),
+      turns: this.turns,
+      adapterFor,
       isAdmin: (actor) => this.isAdmin(actor),
-      track: (task) => this.track(task),
+      track,
       clock: this.clock,
     });
     this.maintenance = new Maintenance({
       store: this.store,
       resolver: this.resolver,
       cards: this.cards,
-      turns: () => this.turns,
-      postMessage: (session, text) => this.adapterFor(session).postMessage(session.conversation, text),
-      track: (task) => this.track(task),
+      turns: this.turns,
+      adapterFor,
+      track,
       clock: this.clock,
-    });
-    this.turns = new TurnRunner({
-      store: this.store,
-      model: deps.model,
-      tools: this.tools,
-      settings: () => this.settings,
-      adapterFor: (session) => this.adapterFor(session),
-      postCard: (askId, known) => this.cards.post(askId, known),
-      logger: this.logger,
-      clock: this.clock,
-      onTurnEnd: (sessionId, result) => this.onTurnEnd?.(sessionId, result),
     });
   }
 
-  /** A chat message reached the bot: start a session or a turn, queue it, or read it as an answer. */
   async handleMessage(message: InboundMessage): Promise<MessageOutcome> {
     // A cheap early exit; the claim itself is made atomically with whatever the message changes.
     if (await this.store.hasEvent(message.eventId)) return "duplicate";
@@ -118,7 +111,7 @@ export class Engine {
     if (isStop) {
       if (!(await claim())) return "duplicate";
       const stop = await this.stop(session.id, message.author);
-      if (stop === "not-allowed") await this.cards.notify(session, message.author.id, this.whoMayAnswer(session));
+      if (stop === "not-allowed") await this.cards.notify(session, message.author.id, this.whoMayAnswer(session, "answer or stop"));
       return stop === "not-allowed" ? "rejected" : "stopping";
     }
     if (session.status === "waiting") {
@@ -143,16 +136,16 @@ export class Engine {
   private async answerFromMessage(session: Session, ask: Ask, message: InboundMessage): Promise<MessageOutcome> {
     const outcome = await this.answer(ask.id, message.author, answerFromText(ask.spec, message.text));
     if (outcome.kind === "accepted") return "answered";
-    if (outcome.kind === "not-allowed" || outcome.kind === "invalid") await this.cards.notify(session, message.author.id, outcome.message);
+    if (outcome.kind === "not-allowed") await this.cards.notify(session, message.author.id, outcome.notice);
+    if (outcome.kind === "invalid") await this.cards.notify(session, message.author.id, [outcome.message]);
     return "rejected";
   }
 
-  /** A person answered an ask (tap, modal, reply): authorize, validate, claim once, settle, resume. */
   async answer(askId: string, actor: Actor, input: AnswerInput): Promise<AnswerOutcome> {
     const found = await this.loadPending(askId);
     if ("kind" in found) return found;
     const { ask, session } = found;
-    if (!this.mayAnswer(session, actor)) return { kind: "not-allowed", message: this.whoMayAnswer(session) };
+    if (!this.mayAnswer(session, actor)) return { kind: "not-allowed", notice: this.whoMayAnswer(session, "answer or stop") };
     const check = checkAnswer(ask.spec, input);
     if (!check.ok) return { kind: "invalid", message: check.message, ...(check.fieldErrors ? { fieldErrors: check.fieldErrors } : {}) };
     const masked = maskAnswer(ask.spec, check.value);
@@ -165,16 +158,14 @@ export class Engine {
     });
   }
 
-  /** Cancel tapped, or an admin cancelled: the model reads `{ok:false, cancelled:true}` and goes on. */
   async cancel(askId: string, actor: Actor): Promise<AnswerOutcome> {
     const found = await this.loadPending(askId);
     if ("kind" in found) return found;
-    if (!this.mayAnswer(found.session, actor)) return { kind: "not-allowed", message: this.whoMayAnswer(found.session) };
+    if (!this.mayAnswer(found.session, actor)) return { kind: "not-allowed", notice: this.whoMayAnswer(found.session, "answer or stop") };
     const result: AskResult = { ok: false, cancelled: true };
     return this.resolver.resolve(found.ask, found.session, { status: "cancelled", result, storedResult: result, answer: null, actor });
   }
 
-  /** Stop: end the turn. A pending ask is cancelled; a running loop stops at its next iteration. */
   async stop(sessionId: string, actor: Actor): Promise<StopOutcome> {
     const session = await this.store.getSession(sessionId);
     if (!session) return "not-running";
@@ -197,7 +188,23 @@ export class Engine {
     return outcome.kind === "accepted" ? "stopped" : "not-running";
   }
 
-  private async loadPending(askId: string): Promise<{ ask: Ask; session: Session } | AnswerOutcome> {
+  async openAnswer(askId: string, actor: Actor): Promise<OpenAnswer> {
+    const found = await this.loadPending(askId);
+    if ("kind" in found) return { ok: false, outcome: found };
+    if (!this.mayAnswer(found.session, actor))
+      return { ok: false, outcome: { kind: "not-allowed", notice: this.whoMayAnswer(found.session, "answer") } };
+    return { ok: true, card: this.cards.view(found.ask, found.session) };
+  }
+
+  async pendingCard(conversation: ConversationRef): Promise<CardView | undefined> {
+    const session = await this.store.findSession(conversation);
+    const ask = session?.status === "waiting" ? await this.store.pendingAsk(session.id) : undefined;
+    return session && ask ? this.cards.view(ask, session) : undefined;
+  }
+
+  private async loadPending(
+    askId: string,
+  ): Promise<{ ask: Ask; session: Session } | Extract<AnswerOutcome, { kind: "unknown-ask" | "already-ended" }>> {
     const found = await this.store.getAskWithSession(askId);
     if (!found) return { kind: "unknown-ask" };
     if (found.ask.status !== "pending") return { kind: "already-ended", status: found.ask.status };
@@ -224,27 +231,9 @@ export class Engine {
     return true;
   }
 
-  mayAnswer(session: Session, actor: Actor): boolean {
-    return this.settings.answerPolicy === "thread" || actor.id === session.ownerId || this.isAdmin(actor);
-  }
-
+  /** Admin comes from the platform (the adapter's `isAdmin`) or from ADMIN_USER_IDS, never from the model. */
   isAdmin(actor: Actor): boolean {
     return actor.isAdmin === true || this.adminUserIds.has(actor.id);
-  }
-
-  cardView(ask: Ask, session: Session): CardView {
-    return this.cards.view(ask, session);
-  }
-
-  async getAsk(askId: string): Promise<{ ask: Ask; session: Session } | undefined> {
-    return this.store.getAskWithSession(askId);
-  }
-
-  /** The ask a conversation is waiting on, if any. */
-  async pendingAsk(conversation: ConversationRef): Promise<{ ask: Ask; session: Session } | undefined> {
-    const session = await this.store.findSession(conversation);
-    const ask = session?.status === "waiting" ? await this.store.pendingAsk(session.id) : undefined;
-    return session && ask ? { ask, session } : undefined;
   }
 
   /** Runs the timeout sweeper every `intervalMs` until close(). */
@@ -264,13 +253,16 @@ export class Engine {
     await this.tasks.idle();
   }
 
-  /** Resolves when every background turn, post and settle has finished. */
   idle(): Promise<void> {
     return this.tasks.idle();
   }
 
-  private whoMayAnswer(session: Session): string {
-    return `Only <@${session.ownerId}> or an admin can answer or stop this.`;
+  private mayAnswer(session: Session, actor: Actor): boolean {
+    return this.settings.get().answerPolicy === "thread" || actor.id === session.ownerId || this.isAdmin(actor);
+  }
+
+  private whoMayAnswer(session: Session, what: "answer" | "answer or stop"): RichText {
+    return rich`Only ${mention(session.ownerId)} or an admin can ${what} this.`;
   }
 
   private adapterFor(session: Session): PlatformAdapter {

@@ -1,6 +1,8 @@
 import type { AskResult } from "../ask/result.js";
 import { ZERO_USAGE } from "../ports/model-client.js";
-import type { Session, SessionStore } from "../ports/session-store.js";
+import type { PlatformAdapter } from "../ports/platform-adapter.js";
+import { rich } from "../ports/rich-text.js";
+import type { MaintenanceStore, Session, SessionStore } from "../ports/session-store.js";
 import type { AskResolver } from "./ask-resolver.js";
 import type { CardDesk } from "./card-desk.js";
 import type { TurnRunner } from "./turn-runner.js";
@@ -19,11 +21,11 @@ export const RESETTLE_WINDOW_MS = 60 * 60 * 1000;
 const RESETTLE_LIMIT = 1000;
 
 export interface MaintenanceDependencies {
-  store: SessionStore;
+  store: SessionStore & MaintenanceStore;
   resolver: AskResolver;
   cards: CardDesk;
-  turns: () => TurnRunner;
-  postMessage: (session: Session, text: string) => Promise<void>;
+  turns: TurnRunner;
+  adapterFor: (session: Session) => PlatformAdapter;
   track: (task: () => Promise<void>) => void;
   clock: () => number;
 }
@@ -55,7 +57,7 @@ export class Maintenance {
     for (const ask of await store.listUnpostedAsks()) {
       if (ask.createdAt < now - UNPOSTED_GRACE_MS) track(() => this.deps.cards.post(ask.id));
     }
-    const turns = this.deps.turns();
+    const { turns } = this.deps;
     for (const sessionId of turns.takeStalled()) track(() => turns.run(sessionId));
     if (now - this.lastPrune >= EVENT_PRUNE_INTERVAL_MS) {
       this.lastPrune = now;
@@ -74,7 +76,7 @@ export class Maintenance {
       if (session) track(() => this.deps.cards.settle(ask, session, this.deps.cards.settlementOf(ask, session)));
     }
     await this.sweep();
-    const turns = this.deps.turns();
+    const { turns } = this.deps;
     for (const session of await store.listSessionsByStatus("running")) {
       const attempts = await store.countRecovery(session.id);
       if (attempts <= MAX_RECOVERY_ATTEMPTS) {
@@ -83,7 +85,12 @@ export class Maintenance {
       }
       const error = `the turn was interrupted ${attempts} times and was given up`;
       await store.commitStep(session.id, { messages: [], usage: ZERO_USAGE, end: { outcome: "failed", error }, now: this.deps.clock() });
-      await this.deps.postMessage(session, `⚠️ The turn was interrupted ${attempts} times and was given up. Write again to start over.`);
+      await this.deps
+        .adapterFor(session)
+        .postNotice(
+          session.conversation,
+          rich`⚠️ The turn was interrupted ${String(attempts)} times and was given up. Write again to start over.`,
+        );
     }
   }
 }

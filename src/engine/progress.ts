@@ -1,12 +1,13 @@
 import type { Logger } from "../logger.js";
 import type { PlatformAdapter, ProgressView } from "../ports/platform-adapter.js";
+import type { RichText } from "../ports/rich-text.js";
 
 export const PROGRESS_INTERVAL_MS = 1000;
 
 /** One status message per turn, edited at most once per interval; the last text always lands. */
 export class ProgressReporter {
   private lastSentAt = 0;
-  private pending: string | undefined;
+  private pending: RichText | undefined;
   private timer: NodeJS.Timeout | undefined;
   private chain: Promise<void> = Promise.resolve();
 
@@ -17,7 +18,7 @@ export class ProgressReporter {
     private readonly intervalMs = PROGRESS_INTERVAL_MS,
   ) {}
 
-  update(text: string): void {
+  update(text: RichText): void {
     this.pending = text;
     const wait = this.lastSentAt + this.intervalMs - Date.now();
     if (wait <= 0) this.flush(false);
@@ -25,7 +26,7 @@ export class ProgressReporter {
   }
 
   /** Ends the turn's status message and waits for every edit to land. */
-  async finish(text: string): Promise<void> {
+  async finish(text: RichText): Promise<void> {
     this.pending = text;
     this.flush(true);
     await this.chain;

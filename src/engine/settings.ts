@@ -18,3 +18,19 @@ export const DEFAULT_SETTINGS: EngineSettings = {
   answerPolicy: "owner",
   maxTokens: 4096,
 };
+
+/** The settings in force now: read at each step, replaced whole by an admin's change. */
+export interface RuntimeSettings {
+  get(): EngineSettings;
+  update(next: EngineSettings): void;
+}
+
+export function createRuntimeSettings(initial: Partial<EngineSettings> = {}): RuntimeSettings {
+  let current = engineSettingsSchema.parse({ ...DEFAULT_SETTINGS, ...initial });
+  return {
+    get: () => current,
+    update: (next) => {
+      current = engineSettingsSchema.parse(next);
+    },
+  };
+}

@@ -2,11 +2,14 @@ import { randomBytes } from "node:crypto";
 import type { Logger } from "../logger.js";
 import { type LoopResult, runLoop } from "../loop/run-loop.js";
 import type { Tool } from "../loop/tools.js";
+import { StoreError } from "../ports/errors.js";
 import type { ChatMessage, ModelClient } from "../ports/model-client.js";
 import type { PlatformAdapter } from "../ports/platform-adapter.js";
-import type { Ask, Session, SessionStore } from "../ports/session-store.js";
+import { code, mention, rich } from "../ports/rich-text.js";
+import type { Session, SessionStore } from "../ports/session-store.js";
+import type { CardDesk } from "./card-desk.js";
 import { ProgressReporter } from "./progress.js";
-import type { EngineSettings } from "./settings.js";
+import type { EngineSettings, RuntimeSettings } from "./settings.js";
 
 /** The real value of a password answer, put back only into the in-memory history of the resumed turn. */
 export interface SecretResult {
@@ -18,9 +21,9 @@ export interface TurnRunnerDependencies {
   store: SessionStore;
   model: ModelClient;
   tools: ReadonlyMap<string, Tool>;
-  settings: () => EngineSettings;
+  settings: RuntimeSettings;
   adapterFor: (session: Session) => PlatformAdapter;
-  postCard: (askId: string, known: { ask: Ask; session: Session }) => Promise<void>;
+  cards: CardDesk;
   logger: Logger;
   clock: () => number;
   onTurnEnd: (sessionId: string, result: LoopResult) => void;
@@ -67,14 +70,13 @@ export class TurnRunner {
   private async tellStalled(sessionId: string, error: unknown): Promise<void> {
     try {
       const session = await this.deps.store.getSession(sessionId);
-      const reason = (error as { code?: string }).code === "SQLITE_FULL" ? "the disk is full" : "its storage is unavailable";
+      const reason = error instanceof StoreError && error.code === "storage-full" ? "the disk is full" : "its storage is unavailable";
       if (session)
         await this.deps
           .adapterFor(session)
-          .postMessage(
-            session.conversation,
+          .postNotice(session.conversation, [
             `⚠️ Parley cannot save this turn right now (${reason}). It will carry on by itself once that is fixed.`,
-          );
+          ]);
     } catch {
       // The store may be the thing that is down; the log line above already says what happened.
     }
@@ -86,7 +88,7 @@ export class TurnRunner {
       const session = await store.getSession(sessionId);
       // Another runner (or a Stop) got here first: only a running session has a turn to run.
       if (session?.status !== "running") return;
-      const settings = this.deps.settings();
+      const settings = this.deps.settings.get();
       const progress = new ProgressReporter(
         this.deps.adapterFor(session),
         { turnKey: `${session.id}:${session.turnCount}`, sessionId, conversation: session.conversation },
@@ -102,7 +104,7 @@ export class TurnRunner {
           settings,
           clock: this.deps.clock,
           newAskId: () => randomBytes(9).toString("base64url"),
-          progress: (text) => progress.update(text),
+          progress: (text) => progress.update([text]),
         },
         session,
         history,
@@ -116,27 +118,31 @@ export class TurnRunner {
 
   private async report(session: Session, settings: EngineSettings, result: LoopResult, progress: ProgressReporter): Promise<void> {
     const adapter = this.deps.adapterFor(session);
-    const post = (text: string) => adapter.postMessage(session.conversation, text);
+    const notice = (text: ReturnType<typeof rich>) => adapter.postNotice(session.conversation, text);
     switch (result.outcome) {
       case "suspended":
-        await progress.finish(settings.answerPolicy === "thread" ? "Waiting for an answer" : `Waiting for <@${session.ownerId}>`);
-        await this.deps.postCard(result.ask.id, { ask: result.ask, session });
+        await progress.finish(
+          settings.answerPolicy === "thread" ? rich`Waiting for an answer` : rich`Waiting for ${mention(session.ownerId)}`,
+        );
+        await this.deps.cards.post(result.ask.id, { ask: result.ask, session });
         return;
       case "completed":
-        await progress.finish("Done");
-        if (result.text) await post(result.text);
+        await progress.finish(rich`Done`);
+        if (result.text) await adapter.postMessage(session.conversation, result.text);
         return;
       case "max-iterations":
-        await progress.finish("Stopped");
-        await post(`⚠️ I stopped after ${settings.maxIterations} steps without finishing. Write again to continue.`);
+        await progress.finish(rich`Stopped`);
+        await notice(rich`⚠️ I stopped after ${String(settings.maxIterations)} steps without finishing. Write again to continue.`);
         return;
       case "cancelled":
-        await progress.finish("Stopped");
-        await post("⏹ Stopped.");
+        await progress.finish(rich`Stopped`);
+        await notice(rich`⏹ Stopped.`);
         return;
       case "failed":
-        await progress.finish("Failed");
-        await post(`⚠️ This turn failed: ${result.error}. Write again to retry, or an admin can run \`/parley retry ${session.id}\`.`);
+        await progress.finish(rich`Failed`);
+        await notice(
+          rich`⚠️ This turn failed: ${result.error}. Write again to retry, or an admin can run ${code(`/parley retry ${session.id}`)}.`,
+        );
         return;
     }
   }

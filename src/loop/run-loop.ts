@@ -1,6 +1,6 @@
 import type { Interrupt } from "../ask/result.js";
 import type { EngineSettings } from "../engine/settings.js";
-import { ModelError } from "../errors.js";
+import { ModelError } from "../ports/errors.js";
 import { type ChatMessage, type ModelClient, type ToolResultBlock, type ToolUseBlock, ZERO_USAGE } from "../ports/model-client.js";
 import type { Ask, Session, SessionStore } from "../ports/session-store.js";
 import { finalText, toRequestMessages } from "./history.js";

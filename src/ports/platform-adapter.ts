@@ -1,4 +1,5 @@
 import type { AskSpec } from "../ask/spec.js";
+import type { RichText } from "./rich-text.js";
 import type { AskStatus, ConversationRef } from "./session-store.js";
 
 /** Everything a renderer needs to draw one ask as a card. */
@@ -29,7 +30,7 @@ export interface ProgressView {
   turnKey: string;
   sessionId: string;
   conversation: ConversationRef;
-  text: string;
+  text: RichText;
   /** The turn is over: remove the Stop button. */
   done: boolean;
 }
@@ -41,10 +42,12 @@ export interface PlatformAdapter {
   postCard(card: CardView): Promise<string>;
   /** Replaces the card's controls with one line: the outcome and who answered. */
   settleCard(card: CardView, settlement: Settlement): Promise<void>;
-  /** Posts text written in Markdown (the adapter converts and splits it). */
+  /** Posts the model's text, written in Markdown (the adapter converts and splits it). */
   postMessage(conversation: ConversationRef, markdown: string): Promise<void>;
+  /** Posts the core's own notice to the thread (stopped, failed, waiting), in the adapter's dialect. */
+  postNotice(conversation: ConversationRef, text: RichText): Promise<void>;
   /** Tells one person something only they see, where the platform allows. */
-  notifyPrivately(conversation: ConversationRef, userId: string, text: string): Promise<void>;
+  notifyPrivately(conversation: ConversationRef, userId: string, text: RichText): Promise<void>;
   /** Shows or updates the turn's status message; calls are already throttled by the engine. */
   showProgress(progress: ProgressView): Promise<void>;
 }

@@ -134,19 +134,20 @@ export interface AuditEntry {
 }
 
 /**
- * Durable state of every session. Async so a server database can implement it later.
- * Every method is atomic on its own; the engine's exactly-once rules rest on that.
+ * The hot path: what every message, step and tap reads and writes. Async so a server database can implement it.
+ * Every method is atomic on its own; the engine's exactly-once rules rest on that. Session status changes
+ * follow the table in `src/store/transitions.ts`.
  */
 export interface SessionStore {
   /** Records an inbound event id; true the first time, false for every redelivery. */
   claimEvent(eventId: string, now: number): Promise<boolean>;
   /** True when the event id was already recorded (a cheap early exit; the claim itself is atomic elsewhere). */
   hasEvent(eventId: string): Promise<boolean>;
-  /** Forgets event ids recorded before `before`; returns how many went. */
-  pruneEvents(before: number): Promise<number>;
   /** Creates a session, or returns the one already bound to that conversation. */
   createSession(input: NewSession): Promise<Session>;
+  /** One session by id. */
   getSession(id: string): Promise<Session | undefined>;
+  /** The session bound to a conversation (one thread), if any. */
   findSession(conversation: ConversationRef): Promise<Session | undefined>;
   /** The whole history of a session, oldest first. */
   loadMessages(sessionId: string): Promise<ChatMessage[]>;
@@ -158,36 +159,61 @@ export interface SessionStore {
   startTurnOrQueue(sessionId: string, message: ChatMessage | null, now: number, eventId?: string): Promise<StartOrQueue>;
   /** Writes one loop iteration: new messages only, usage, and an optional suspend or end. */
   commitStep(sessionId: string, step: Step): Promise<StepResult>;
+  /** One ask by id. */
   getAsk(askId: string): Promise<Ask | undefined>;
   /** The ask and its session in one read: the hot path of every tap. */
   getAskWithSession(askId: string): Promise<{ ask: Ask; session: Session } | undefined>;
   /** A narrow read of the Stop flag, checked between loop iterations. */
   isStopRequested(sessionId: string): Promise<boolean>;
+  /** The session's pending ask, if it is waiting on one. */
   pendingAsk(sessionId: string): Promise<Ask | undefined>;
   /** Compare-and-set from pending, with the result message and the audit row; the winner gets the ended ask, losers undefined. */
   resolveAsk(askId: string, resolution: AskResolution): Promise<Ask | undefined>;
-  /** Stores where the card is, and its deadline as shown on it (a card posted late gets its full time). */
-  /** Returns the ask's status after the write: not `pending` when it ended while its card was being posted. */
+  /**
+   * Stores where the card is, and its deadline as shown on it (a card posted late gets its full time).
+   * Returns the ask's status after the write: not `pending` when it ended while its card was being posted.
+   */
   setCardRef(askId: string, cardRef: string, deadline: number): Promise<AskStatus | undefined>;
+  /** Sets the Stop flag of a running turn; the loop reads it between iterations. */
+  requestStop(sessionId: string): Promise<void>;
+  /** Appends one row to the audit trail. */
+  audit(entry: AuditEntry): Promise<void>;
+}
+
+/** What the sweeper and start-up recovery need: the rows that a crash or a deadline left behind. */
+export interface MaintenanceStore {
+  /** Forgets event ids recorded before `before`; returns how many went. */
+  pruneEvents(before: number): Promise<number>;
+  /** Pending asks whose card was never posted (a crash between commit and post). */
   listUnpostedAsks(): Promise<Ask[]>;
   /** Pending asks past their deadline whose card was posted: nobody can miss a question they never saw. */
   listExpiredAsks(now: number, limit: number): Promise<Ask[]>;
   /** Asks that ended since `since` and have a card: re-settled on start, since a crash may have come first. */
   listEndedAsksSince(since: number, limit: number): Promise<Ask[]>;
+  /** Every session in one status (recovery reads the `running` ones a crash left). */
   listSessionsByStatus(status: SessionStatus): Promise<Session[]>;
-  requestStop(sessionId: string): Promise<void>;
   /** Counts one recovery attempt of an interrupted turn and returns the new count. */
   countRecovery(sessionId: string): Promise<number>;
-  audit(entry: AuditEntry): Promise<void>;
+}
+
+/** The read-mostly queries and the settings behind `/parley`. */
+export interface AdminQueries {
   /** Sessions newest first (by last activity), filtered and paged. */
   listSessions(filter: SessionFilter): Promise<Session[]>;
   /** Every ask of a session, oldest first. */
   listAsks(sessionId: string): Promise<Ask[]>;
+  /** Counts by status, median time to answer, token usage, database size. */
   stats(): Promise<StoreStats>;
   /** Deletes idle and failed sessions last active before `before`, with their rows; never waiting or running ones. */
   purgeEnded(before: number): Promise<PurgeCounts>;
   /** Runtime settings changed by admins, as stored strings. */
   loadSettings(): Promise<Record<string, string>>;
+  /** Stores one runtime setting; it wins over the environment on the next start. */
   saveSetting(key: string, value: string): Promise<void>;
+}
+
+/** Everything one database holds, as the composition root opens it. */
+export interface Storage extends SessionStore, MaintenanceStore, AdminQueries {
+  /** Closes the database; in-flight calls finish first. */
   close(): Promise<void>;
 }

@@ -10,16 +10,17 @@ import {
   type Session,
   type SessionFilter,
   type SessionStatus,
-  type SessionStore,
   type StartOrQueue,
   type Step,
   type StepResult,
+  type Storage,
   type StoreStats,
 } from "../ports/session-store.js";
 import { computeStats } from "./memory-stats.js";
+import { endTransition, messageTransition } from "./transitions.js";
 
 /** The SessionStore in memory, for tests and benches; it passes the same contract suite as SQLite. */
-export class MemorySessionStore implements SessionStore {
+export class MemorySessionStore implements Storage {
   private readonly events = new Map<string, number>();
   private readonly sessions = new Map<string, Session>();
   private readonly byKey = new Map<string, string>();
@@ -91,9 +92,10 @@ export class MemorySessionStore implements SessionStore {
 
   async startTurnOrQueue(sessionId: string, message: ChatMessage | null, now: number, eventId?: string): Promise<StartOrQueue> {
     const session = this.mustGet(sessionId);
-    if (session.status === "waiting") return "waiting";
+    const next = messageTransition(session.status);
+    if (next === "waiting") return "waiting";
     if (eventId !== undefined && !(await this.claimEvent(eventId, now))) return "duplicate";
-    if (session.status === "running") {
+    if (next === "queued") {
       if (message) this.queueOf(sessionId).push(copy(message));
       return "queued";
     }
@@ -130,12 +132,13 @@ export class MemorySessionStore implements SessionStore {
       return { nextTurn: false };
     }
     if (!step.end) return { nextTurn: false };
-    session.status = step.end.outcome === "failed" ? "failed" : "idle";
+    const queued = this.queueOf(sessionId).splice(0);
+    const next = endTransition(step.end.outcome, queued.length);
+    session.status = next.status;
     session.lastOutcome = step.end.outcome;
     session.lastError = step.end.error ?? null;
     session.recoveryAttempts = 0;
-    const queued = this.queueOf(sessionId).splice(0);
-    if (queued.length === 0) return { nextTurn: false };
+    if (!next.nextTurn) return { nextTurn: false };
     history.push(...queued);
     beginTurn(session, step.now);
     return { nextTurn: true };

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { parseAskSpec } from "../../src/ask/spec.js";
 import type { ChatMessage } from "../../src/ports/model-client.js";
-import type { ConversationRef, SessionStore } from "../../src/ports/session-store.js";
+import type { ConversationRef, SessionStatus, Storage } from "../../src/ports/session-store.js";
+import { SESSION_TRANSITIONS, type SessionEvent } from "../../src/store/transitions.js";
 
 const CONVERSATION: ConversationRef = { platform: "slack", workspace: "T1", channel: "C1", thread: "171.1" };
 const USAGE = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 1, cacheWriteTokens: 2 };
@@ -16,9 +17,9 @@ const spec = (() => {
   return result.spec;
 })();
 
-/** One suite, run against every SessionStore: the engine's guarantees rest on these. */
-export function sessionStoreContract(name: string, create: () => Promise<{ store: SessionStore; cleanup: () => Promise<void> }>) {
-  async function withStore(test: (store: SessionStore) => Promise<void>) {
+/** One suite, run against every Storage: the engine's guarantees rest on these. */
+export function sessionStoreContract(name: string, create: () => Promise<{ store: Storage; cleanup: () => Promise<void> }>) {
+  async function withStore(test: (store: Storage) => Promise<void>) {
     const { store, cleanup } = await create();
     try {
       await test(store);
@@ -27,7 +28,7 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
     }
   }
 
-  async function suspended(store: SessionStore, posted = true) {
+  async function suspended(store: Storage, posted = true) {
     const session = await store.createSession({ id: "S1", conversation: CONVERSATION, ownerId: "U1", now: 1 });
     await store.startTurnOrQueue(session.id, user("hi"), 2);
     await store.commitStep(session.id, {
@@ -152,5 +153,59 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
         expect(await store.startTurnOrQueue(session.id, null, 4)).toBe("started");
         expect(await store.getSession(session.id)).toMatchObject({ status: "running", stopRequested: false, lastError: null });
       }));
+  });
+
+  // The written table in src/store/transitions.ts, row by row: the next store implements a table, not a reading of code.
+  describe(`session transitions: ${name}`, () => {
+    /** Puts a fresh session into `status` through the store's own methods. */
+    async function sessionIn(store: Storage, status: SessionStatus): Promise<string> {
+      const session = await store.createSession({ id: "S1", conversation: CONVERSATION, ownerId: "U1", now: 1 });
+      if (status === "idle") return session.id;
+      await store.startTurnOrQueue(session.id, user("hi"), 2);
+      if (status === "waiting") await suspendedStep(store, session.id);
+      if (status === "failed")
+        await store.commitStep(session.id, { messages: [], usage: USAGE, end: { outcome: "failed", error: "x" }, now: 3 });
+      return session.id;
+    }
+    async function suspendedStep(store: Storage, sessionId: string) {
+      await store.commitStep(sessionId, {
+        messages: [assistantAsk("toolu_1")],
+        usage: USAGE,
+        ask: { id: "A1", toolUseId: "toolu_1", spec, siblingResults: [], deadline: 1000 },
+        now: 3,
+      });
+    }
+    const resolution = (stop: boolean) => ({
+      status: stop ? ("cancelled" as const) : ("answered" as const),
+      answer: stop ? null : { value: true },
+      answeredBy: "U1",
+      resultMessage: { role: "user" as const, content: [{ type: "tool_result" as const, tool_use_id: "toolu_1", content: "{}" }] },
+      sessionStatus: stop ? ("idle" as const) : ("running" as const),
+      ...(stop ? { outcome: "cancelled" as const } : {}),
+      audit: { actor: "U1", action: "ask", target: "A1", outcome: "x", at: 4 },
+      now: 4,
+    });
+    const apply: Record<SessionEvent, (store: Storage, sessionId: string) => Promise<unknown>> = {
+      message: (store, sessionId) => store.startTurnOrQueue(sessionId, user("next"), 5),
+      suspend: (store, sessionId) => suspendedStep(store, sessionId),
+      resolve: (store) => store.resolveAsk("A1", resolution(false)),
+      stop: (store) => store.resolveAsk("A1", resolution(true)),
+      end: (store, sessionId) => store.commitStep(sessionId, { messages: [], usage: USAGE, end: { outcome: "completed" }, now: 5 }),
+      "end-with-queued": async (store, sessionId) => {
+        await store.startTurnOrQueue(sessionId, user("queued"), 4);
+        return store.commitStep(sessionId, { messages: [], usage: USAGE, end: { outcome: "completed" }, now: 5 });
+      },
+      fail: (store, sessionId) =>
+        store.commitStep(sessionId, { messages: [], usage: USAGE, end: { outcome: "failed", error: "e" }, now: 5 }),
+    };
+    for (const transition of SESSION_TRANSITIONS) {
+      it(`${transition.from} --${transition.event}--> ${transition.to}`, () =>
+        withStore(async (store) => {
+          const sessionId = await sessionIn(store, transition.from);
+          expect((await store.getSession(sessionId))?.status).toBe(transition.from);
+          await apply[transition.event](store, sessionId);
+          expect((await store.getSession(sessionId))?.status).toBe(transition.to);
+        }));
+    }
   });
 }

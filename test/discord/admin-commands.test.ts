@@ -14,7 +14,7 @@ async function open(options: HarnessOptions = {}): Promise<void> {
   harness = new DiscordHarness({ ...options, onCommand: (request) => admin.run(request) });
   harness.now = Date.UTC(2026, 10, 29, 12);
   await harness.start();
-  admin = new AdminCommands(harness.engine, harness.store, () => harness.now);
+  admin = new AdminCommands({ engine: harness.engine, store: harness.store, settings: harness.settings, clock: () => harness.now });
 }
 
 afterEach(async () => {
@@ -160,7 +160,7 @@ describe("/parley admin commands on Discord, end to end", () => {
       /^Purged 1 ended sessions older than 30 days: \d+ messages and 0 asks\. Pending and running sessions were not touched\.$/,
     );
     const remaining = await parley(ADMIN, "sessions all");
-    expect(remaining).toMatch(/^\*Sessions, newest first \(page 1\)\*\n/);
+    expect(remaining).toMatch(/^\*\*Sessions, newest first \(page 1\)\*\*\n/);
     expect(remaining).not.toContain(oldDone);
     expect(remaining).toContain(`<#${oldWaiting.thread}> · <@${BOB.id}> · pending · 42d old`);
     expect(remaining).toContain(`<#${fresh}> · <@${ALICE.id}> · idle · 2d old`);

@@ -1,10 +1,11 @@
 import { AnthropicModelClient } from "../../adapters/anthropic/anthropic-model-client.js";
 import { DiscordAdapter } from "../../adapters/discord/discord-adapter.js";
-import type { CommandHandler } from "../../adapters/discord/parley-command.js";
 import { SqliteSessionStore } from "../../db/sqlite-session-store.js";
+import { AdminCommands } from "../../src/admin/admin-commands.js";
 import { Engine } from "../../src/engine/engine.js";
-import { DEFAULT_SETTINGS, type EngineSettings } from "../../src/engine/settings.js";
+import { createRuntimeSettings, type EngineSettings, type RuntimeSettings } from "../../src/engine/settings.js";
 import { createLogger, type Logger, SILENT_LOGGER } from "../../src/logger.js";
+import type { AdminHandler } from "../../src/ports/conversation.js";
 import { FakeAnthropic } from "../fakes/fake-anthropic.js";
 import { FAKE_DISCORD_TOKEN, FakeDiscord, type FakeUser } from "../fakes/fake-discord.js";
 import { snowflake } from "../fakes/fake-discord-payloads.js";
@@ -20,7 +21,8 @@ export const OTHER_BOT: FakeUser = { id: snowflake(), username: "otherbot", bot:
 export interface HarnessOptions {
   messageContent?: boolean;
   settings?: Partial<EngineSettings>;
-  onCommand?: CommandHandler;
+  /** The /parley handler; the real AdminCommands on this engine and store when absent, as main.ts wires it. */
+  onCommand?: AdminHandler;
   /** ADMIN_USER_IDS: people the engine treats as admins whatever their Discord permissions. */
   adminUserIds?: string[];
   /** Where the adapter and the engine log; silent unless DEBUG_DISCORD is set. */
@@ -36,6 +38,7 @@ export class DiscordHarness {
   now = Date.now();
   store!: SqliteSessionStore;
   engine!: Engine;
+  settings!: RuntimeSettings;
   adapter!: DiscordAdapter;
 
   constructor(private readonly options: HarnessOptions = {}) {}
@@ -49,24 +52,25 @@ export class DiscordHarness {
 
   private async open(): Promise<void> {
     this.store = new SqliteSessionStore(this.database.path);
+    this.settings = createRuntimeSettings(this.options.settings);
     this.adapter = new DiscordAdapter({
       token: FAKE_DISCORD_TOKEN,
       applicationId: this.discord.applicationId,
       apiUrl: this.discord.url,
       logger: this.options.logger ?? (process.env.DEBUG_DISCORD ? createLogger("debug") : SILENT_LOGGER),
       ...(this.options.messageContent === false ? { messageContent: false } : {}),
-      ...(this.options.onCommand ? { onCommand: this.options.onCommand } : {}),
     });
     this.engine = new Engine({
       store: this.store,
       model: new AnthropicModelClient({ apiKey: "test-key", model: "claude-sonnet-5-5", baseURL: this.anthropic.url, maxRetries: 0 }),
       adapters: [this.adapter],
       logger: this.options.logger ?? (process.env.DEBUG_DISCORD ? createLogger("debug") : SILENT_LOGGER),
-      settings: { ...DEFAULT_SETTINGS, ...this.options.settings },
+      settings: this.settings,
       clock: () => this.now,
       ...(this.options.adminUserIds ? { adminUserIds: this.options.adminUserIds } : {}),
     });
-    await this.adapter.start(this.engine);
+    const admin = new AdminCommands({ engine: this.engine, store: this.store, settings: this.settings, clock: () => this.now });
+    await this.adapter.start(this.engine, this.options.onCommand ?? ((request) => admin.run(request)));
   }
 
   /** A process restart: the adapter disconnects, the store closes, everything is built again on the same file. */

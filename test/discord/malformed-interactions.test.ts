@@ -30,7 +30,7 @@ async function expectAnsweredAndUnchanged(interactionIds: string[]): Promise<voi
   for (const id of interactionIds) await harness.discord.callbackOf(id);
   await harness.quiet();
   expect(harness.anthropic.requests).toHaveLength(1);
-  expect((await harness.engine.getAsk(askId))?.ask.status).toBe("pending");
+  expect((await harness.store.getAsk(askId))?.status).toBe("pending");
   expect(customIds(harness.discord.message(String(card.id))!)).toEqual(customIds(card));
 }
 

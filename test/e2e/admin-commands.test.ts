@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AdminCommands } from "../../src/admin/admin-commands.js";
 import { ask, FakeAnthropic, lastToolResults, reply } from "../fakes/fake-anthropic.js";
+import { recordedAdminReply } from "../fakes/recording-adapter.js";
 import { CONVERSATION, EngineHarness, OWNER, tempDatabasePath } from "../support/harness.js";
 
 let fake: FakeAnthropic;
@@ -13,7 +14,7 @@ const PLATFORM_ADMIN = { id: "U_WS_ADMIN", isAdmin: true };
 
 function open() {
   harness = new EngineHarness(fake, database.path, { clock: () => now });
-  admin = new AdminCommands(harness.engine, harness.store, () => now);
+  admin = new AdminCommands({ engine: harness.engine, store: harness.store, settings: harness.settings, clock: () => now });
 }
 
 beforeEach(async () => {
@@ -32,7 +33,7 @@ afterEach(async () => {
 const run = async (text: string, actor: { id: string; isAdmin?: boolean } = ADMIN) => {
   const result = await admin.run({ text, actor, conversation: null });
   await harness.engine.idle();
-  return result.text;
+  return recordedAdminReply(result);
 };
 const other = (thread: string) => ({ ...CONVERSATION, thread });
 const lastResult = () => JSON.parse(lastToolResults(fake.requests.at(-1))[0]!.content) as unknown;
@@ -106,7 +107,7 @@ describe("/parley in the core", () => {
     await harness.close();
     open();
     const { withStoredSettings } = await import("../../src/admin/runtime-settings.js");
-    harness.engine.settings = withStoredSettings(harness.engine.settings, await harness.store.loadSettings());
+    harness.settings.update(withStoredSettings(harness.settings.get(), await harness.store.loadSettings()));
     expect(await run("config")).toContain("`ask-budget` = 0");
   });
 
@@ -159,7 +160,7 @@ describe("/parley in the core", () => {
       harness.engine.answer(askId, OWNER, { kind: "option", index: 1 }),
     ]);
     await harness.engine.idle();
-    const adminWon = adminReply.text.startsWith("Answered");
+    const adminWon = recordedAdminReply(adminReply).startsWith("Answered");
     expect(adminWon !== (tap.kind === "accepted")).toBe(true);
     expect(fake.requests).toHaveLength(2);
     expect(harness.adapter.messages.map((message) => message.text)).toEqual(["One winner."]);

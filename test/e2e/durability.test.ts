@@ -172,7 +172,7 @@ describe("who may answer", () => {
     expect(await harness.engine.answer(askId, stranger, { kind: "option", index: 0 })).toMatchObject({ kind: "not-allowed" });
     expect(await harness.say("yes", { author: stranger, addressedToBot: false })).toBe("rejected");
     expect(harness.adapter.notices).toEqual([{ userId: "U_BOB", text: "Only <@U_OWNER> or an admin can answer or stop this." }]);
-    expect((await harness.engine.getAsk(askId))?.ask.status).toBe("pending");
+    expect((await harness.store.getAsk(askId))?.status).toBe("pending");
     expect(await harness.engine.answer(askId, { id: "U_ADMIN" }, { kind: "option", index: 0 })).toEqual({ kind: "accepted" });
     await harness.engine.idle();
     expect(harness.adapter.settled.at(-1)?.settlement).toMatchObject({ by: "U_ADMIN", byAdmin: true });

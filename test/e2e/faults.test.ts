@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { AnthropicModelClient } from "../../adapters/anthropic/anthropic-model-client.js";
 import { SqliteSessionStore } from "../../db/sqlite-session-store.js";
 import { Engine } from "../../src/engine/engine.js";
-import { DEFAULT_SETTINGS } from "../../src/engine/settings.js";
+import { createRuntimeSettings } from "../../src/engine/settings.js";
 import { SILENT_LOGGER } from "../../src/logger.js";
 import { ask, lastToolResults, reply, text } from "../fakes/fake-anthropic.js";
 import { RecordingAdapter } from "../fakes/recording-adapter.js";
@@ -21,7 +21,7 @@ function secondEngine(busyTimeoutMs?: number) {
     model: new AnthropicModelClient({ apiKey: "k", model: "claude-sonnet-5-5", baseURL: setup.fake.url, maxRetries: 0 }),
     adapters: [adapter],
     logger: SILENT_LOGGER,
-    settings: DEFAULT_SETTINGS,
+    settings: createRuntimeSettings(),
   });
   return { store, adapter, engine };
 }
@@ -71,8 +71,8 @@ describe("two engines sharing one database file", () => {
     const blocker = new Database(setup.database.path);
     blocker.exec("BEGIN IMMEDIATE");
     await expect(other.engine.answer(askId, OWNER, { kind: "option", index: 0 })).rejects.toMatchObject({
-      code: "SQLITE_BUSY",
-      message: "database is locked",
+      code: "storage-busy",
+      message: expect.stringContaining("database is locked"),
     });
     blocker.exec("ROLLBACK");
     blocker.close();

@@ -267,8 +267,7 @@ describe("ending a turn", () => {
 
 describe("the interrupt", () => {
   it("a suspended turn returns the INTERRUPT payload with the ask id, question, candidates and spec", async () => {
-    const results: unknown[] = [];
-    harness.engine.onTurnEnd = (_sessionId, result) => results.push(result);
+    const results = harness.turnResults;
     fake.script(ask({ question: "Which region?", candidates: ["eu", "us"] }));
     await harness.say("deploy");
     const card = harness.lastCard();

@@ -1,5 +1,24 @@
+import type { AdminReply } from "../../src/ports/conversation.js";
 import type { CardView, PlatformAdapter, ProgressView, Settlement } from "../../src/ports/platform-adapter.js";
+import { type RichText, type RichTextDialect, renderRichText } from "../../src/ports/rich-text.js";
 import type { ConversationRef } from "../../src/ports/session-store.js";
+
+/** How the recording adapter writes the core's rich text: Slack's dialect, so assertions read like the thread. */
+export const RECORDED_DIALECT: RichTextDialect = {
+  text: (text) => text,
+  mention: (userId) => `<@${userId}>`,
+  bold: (text) => `*${text}*`,
+  code: (text) => `\`${text}\``,
+  place: (conversation) => `${conversation.channel}/${conversation.thread}`,
+  // Mass mentions written by a model or a person are defused: they show as typed and ping nobody.
+  untrusted: (text) => text.replace(/<!(channel|here|everyone)[^>]*>/g, "(@$1)").replace(/@(everyone|here)/g, "@\u200b$1"),
+};
+const recorded = (text: RichText) => renderRichText(text, RECORDED_DIALECT);
+
+/** An admin reply as a platform would show it; a refusal in the words both platforms share. */
+export function recordedAdminReply(reply: AdminReply): string {
+  return reply.kind === "refused" ? "Sorry, `/parley` is for admins only. Nothing was changed." : recorded(reply.text);
+}
 
 /** A PlatformAdapter that draws nothing and remembers everything, for engine tests and benches. */
 export class RecordingAdapter implements PlatformAdapter {
@@ -43,8 +62,12 @@ export class RecordingAdapter implements PlatformAdapter {
     this.messages.push({ conversation, text });
   }
 
-  async notifyPrivately(_conversation: ConversationRef, userId: string, text: string): Promise<void> {
-    this.notices.push({ userId, text });
+  async postNotice(conversation: ConversationRef, text: RichText): Promise<void> {
+    this.messages.push({ conversation, text: recorded(text) });
+  }
+
+  async notifyPrivately(_conversation: ConversationRef, userId: string, text: RichText): Promise<void> {
+    this.notices.push({ userId, text: recorded(text) });
   }
 
   async showProgress(progress: ProgressView): Promise<void> {

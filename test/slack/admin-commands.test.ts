@@ -16,7 +16,7 @@ async function open(options: SlackHarnessOptions = {}): Promise<void> {
   now = Date.UTC(2026, 10, 29, 12);
   mentions = 0;
   harness = await new SlackHarness({ ...options, clock: () => now, onCommand: (request) => admin.run(request) }).start();
-  admin = new AdminCommands(harness.engine, harness.store, () => now);
+  admin = new AdminCommands({ engine: harness.engine, store: harness.store, settings: harness.settings, clock: () => now });
 }
 
 afterEach(async () => {

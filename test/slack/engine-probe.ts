@@ -1,4 +1,4 @@
-import type { Engine } from "../../src/engine/engine.js";
+import type { Conversation } from "../../src/ports/conversation.js";
 
 export interface EngineCall {
   method: "handleMessage" | "answer" | "cancel" | "stop";
@@ -11,7 +11,7 @@ const PROBED = new Set<string>(["handleMessage", "answer", "cancel", "stop"]);
  * The same engine, recording what each inbound call returned. Bolt answers Slack at ack(), before its
  * listener finishes, so tests wait on these records instead of on the HTTP response.
  */
-export function probeEngine(engine: Engine, calls: EngineCall[]): Engine {
+export function probeEngine(engine: Conversation, calls: EngineCall[]): Conversation {
   return new Proxy(engine, {
     get(target, key) {
       const value: unknown = Reflect.get(target, key, target);

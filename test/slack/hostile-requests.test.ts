@@ -83,7 +83,7 @@ async function expectNothingChanged(): Promise<void> {
   await harness.engine.idle();
   expect(harness.engineCalls.map((call) => call.method)).toEqual(["handleMessage"]);
   expect(harness.anthropic.requests).toHaveLength(1);
-  expect((await harness.engine.getAsk(card.askId))?.ask.status).toBe("pending");
+  expect((await harness.store.getAsk(card.askId))?.status).toBe("pending");
   expect(harness.updatesOf(card.ts)).toHaveLength(0);
   expect(harness.slack.callsOf("chat.postEphemeral")).toHaveLength(0);
 }

@@ -47,7 +47,7 @@ function tap(actionId: string, user = ALICE): Record<string, unknown> {
 async function expectNothingChanged(): Promise<void> {
   await harness.engine.idle();
   expect(harness.anthropic.requests).toHaveLength(1);
-  expect((await harness.engine.getAsk(card.askId))?.ask.status).toBe("pending");
+  expect((await harness.store.getAsk(card.askId))?.status).toBe("pending");
   expect(harness.updatesOf(card.ts)).toHaveLength(0);
   expect(harness.slack.callsOf("views.open")).toHaveLength(0);
   const answers = harness.engineCalls.filter((call) => call.method !== "handleMessage");

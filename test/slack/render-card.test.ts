@@ -5,6 +5,7 @@ import { PASSWORD_WARNING, renderAnswerModal } from "../../adapters/slack/render
 import { renderProgress } from "../../adapters/slack/render-progress.js";
 import { renderSettledCard, settlementLine } from "../../adapters/slack/render-settled.js";
 import type { CardView } from "../../src/ports/platform-adapter.js";
+import { mention, rich } from "../../src/ports/rich-text.js";
 import { checkMessage, checkView } from "../fakes/fake-slack-limits.js";
 import { cardOf, DEADLINE } from "./card-view.js";
 import { actionIdsOf } from "./slack-harness.js";
@@ -135,7 +136,7 @@ describe("renderProgress", () => {
     turnKey: "s:1",
     sessionId: "session-1",
     conversation: cardOf({ question: "q" }).conversation,
-    text: "Waiting for <@U_ALICE>",
+    text: rich`Waiting for ${mention("U_ALICE")}`,
   };
   it("has a Stop button while the turn runs and none when it is over", () => {
     expect(actionIdsOf(renderProgress({ ...view, done: false }).blocks)).toEqual(["stop:session-1"]);

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { Actor } from "../../src/engine/engine.js";
+import { SLACK_ADMIN_REFUSAL } from "../../adapters/slack/slack-listeners.js";
+import type { Actor } from "../../src/ports/conversation.js";
 import { ALICE, CAROL_ADMIN, SlackHarness, waitFor } from "./slack-harness.js";
 import { slashCommand } from "./slack-payloads.js";
 
@@ -22,15 +23,17 @@ describe("/parley", () => {
     harness = await new SlackHarness({
       onCommand: async (command) => {
         seen.push({ text: command.text, actor: command.actor });
-        return { text: command.actor.isAdmin ? "2 sessions waiting" : "Only admins can do that." };
+        return { kind: "reply", text: [command.actor.isAdmin ? "2 sessions waiting" : "Only admins can do that."] };
       },
     }).start();
     expect(await runCommand(CAROL_ADMIN, "sessions pending")).toEqual({ response_type: "ephemeral", text: "2 sessions waiting" });
     expect(seen).toEqual([{ text: "sessions pending", actor: { id: CAROL_ADMIN, name: "carol", isAdmin: true } }]);
   });
 
-  it("says admin commands are not available when no handler is configured", async () => {
+  it("refuses a member who is not an admin in Slack's words, and audits it", async () => {
     harness = await new SlackHarness().start();
-    expect(await runCommand(ALICE, "stats")).toEqual({ response_type: "ephemeral", text: "Admin commands are not available." });
+    expect(await runCommand(ALICE, "stats")).toEqual({ response_type: "ephemeral", text: SLACK_ADMIN_REFUSAL });
+    const audit = harness.store.db.prepare("SELECT actor, action, outcome FROM audit").all();
+    expect(audit).toEqual([{ actor: ALICE, action: "admin-refused", outcome: "refused" }]);
   });
 });

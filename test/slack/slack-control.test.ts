@@ -193,7 +193,7 @@ describe("durability and authenticity", () => {
     );
     expect([forged.status, stale.status, event.status]).toEqual([401, 401, 401]);
     expect(harness.engineCalls.filter((call) => call.method !== "handleMessage")).toHaveLength(0);
-    expect((await harness.engine.getAsk(card.askId))?.ask.status).toBe("pending");
+    expect((await harness.store.getAsk(card.askId))?.status).toBe("pending");
     expect(harness.anthropic.requests).toHaveLength(1);
   });
 });

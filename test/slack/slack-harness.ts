@@ -1,11 +1,12 @@
 import { AnthropicModelClient } from "../../adapters/anthropic/anthropic-model-client.js";
 import { SlackAdapter } from "../../adapters/slack/slack-adapter.js";
-import type { SlackCommandHandler } from "../../adapters/slack/slack-command.js";
 import { SqliteSessionStore } from "../../db/sqlite-session-store.js";
+import { AdminCommands } from "../../src/admin/admin-commands.js";
 import { Engine } from "../../src/engine/engine.js";
-import { DEFAULT_SETTINGS, type EngineSettings } from "../../src/engine/settings.js";
+import { createRuntimeSettings, type EngineSettings, type RuntimeSettings } from "../../src/engine/settings.js";
 import { type Logger, SILENT_LOGGER } from "../../src/logger.js";
 import type { Tool } from "../../src/loop/tools.js";
+import type { AdminHandler } from "../../src/ports/conversation.js";
 import { FakeAnthropic } from "../fakes/fake-anthropic.js";
 import { FAKE_APP_TOKEN, FAKE_BOT_TOKEN, FakeSlackApi, type RecordedSlackCall } from "../fakes/fake-slack-api.js";
 import { FAKE_SIGNING_SECRET, SlackRequestSender } from "../fakes/fake-slack-signer.js";
@@ -22,7 +23,8 @@ export interface SlackHarnessOptions {
   tools?: Tool[];
   clock?: () => number;
   socketMode?: boolean;
-  onCommand?: SlackCommandHandler;
+  /** The /parley handler; the real AdminCommands on this engine and store when absent, as main.ts wires it. */
+  onCommand?: AdminHandler;
   /** ADMIN_USER_IDS: people the engine treats as admins whatever users.info says. */
   adminUserIds?: string[];
   /** Where the adapter and the engine log; silent by default. */
@@ -41,6 +43,7 @@ export class SlackHarness {
   readonly engineCalls: EngineCall[] = [];
   store!: SqliteSessionStore;
   engine!: Engine;
+  settings!: RuntimeSettings;
   adapter!: SlackAdapter;
   sender!: SlackRequestSender;
 
@@ -63,6 +66,7 @@ export class SlackHarness {
 
   private async open(): Promise<void> {
     this.store = new SqliteSessionStore(this.database.path);
+    this.settings = createRuntimeSettings(this.options.settings);
     this.adapter = new SlackAdapter({
       botToken: FAKE_BOT_TOKEN,
       signingSecret: FAKE_SIGNING_SECRET,
@@ -72,19 +76,24 @@ export class SlackHarness {
       host: "127.0.0.1",
       logger: this.options.logger ?? SILENT_LOGGER,
       retryConfig: { retries: 2, factor: 1, minTimeout: 5, maxTimeout: 5 },
-      ...(this.options.onCommand ? { onCommand: this.options.onCommand } : {}),
     });
     this.engine = new Engine({
       store: this.store,
       model: new AnthropicModelClient({ apiKey: "test-key", model: "claude-sonnet-5-5", baseURL: this.anthropic.url, maxRetries: 0 }),
       adapters: [this.adapter],
       logger: this.options.logger ?? SILENT_LOGGER,
-      settings: { ...DEFAULT_SETTINGS, ...this.options.settings },
+      settings: this.settings,
       ...(this.options.tools ? { tools: this.options.tools } : {}),
       ...(this.options.clock ? { clock: this.options.clock } : {}),
       ...(this.options.adminUserIds ? { adminUserIds: this.options.adminUserIds } : {}),
     });
-    await this.adapter.start(probeEngine(this.engine, this.engineCalls));
+    const admin = new AdminCommands({
+      engine: this.engine,
+      store: this.store,
+      settings: this.settings,
+      ...(this.options.clock ? { clock: this.options.clock } : {}),
+    });
+    await this.adapter.start(probeEngine(this.engine, this.engineCalls), this.options.onCommand ?? ((request) => admin.run(request)));
     this.sender = new SlackRequestSender(`http://127.0.0.1:${this.adapter.port}`);
   }
 

@@ -33,7 +33,7 @@ describe("SlackAdapter start", () => {
       retryConfig: { retries: 0 },
     });
     const engine = new Engine({ store: new MemorySessionStore(), model: unusedModel, adapters: [adapter], logger: SILENT_LOGGER });
-    await expect(adapter.start(engine)).rejects.toMatchObject({ data: { error: "invalid_auth" } });
+    await expect(adapter.start(engine, async () => ({ kind: "refused" }))).rejects.toMatchObject({ data: { error: "invalid_auth" } });
     expect(adapter.port).toBeUndefined();
     await expect(adapter.stop()).resolves.toBeUndefined();
     expect(slack.callsOf("auth.test")).toEqual([expect.objectContaining({ ok: false, error: "invalid_auth" })]);

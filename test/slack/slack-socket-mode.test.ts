@@ -87,6 +87,6 @@ describe("Socket Mode", () => {
       viewSubmission(ALICE, view, { "field-person": { type: "plain_text_input", value: "  " } }),
     );
     expect(ack.payload).toEqual({ response_action: "errors", errors: { "field-person": "Person is required." } });
-    expect((await harness.engine.getAsk(card.askId))?.ask.status).toBe("pending");
+    expect((await harness.store.getAsk(card.askId))?.status).toBe("pending");
   });
 });

@@ -4,11 +4,13 @@ import { join } from "node:path";
 import { afterEach, beforeEach } from "vitest";
 import { AnthropicModelClient } from "../../adapters/anthropic/anthropic-model-client.js";
 import { SqliteSessionStore } from "../../db/sqlite-session-store.js";
-import { Engine, type InboundMessage } from "../../src/engine/engine.js";
-import { DEFAULT_SETTINGS, type EngineSettings } from "../../src/engine/settings.js";
+import { Engine } from "../../src/engine/engine.js";
+import { createRuntimeSettings, type EngineSettings, type RuntimeSettings } from "../../src/engine/settings.js";
 import type { Logger } from "../../src/logger.js";
 import { SILENT_LOGGER } from "../../src/logger.js";
+import type { LoopResult } from "../../src/loop/run-loop.js";
 import type { Tool } from "../../src/loop/tools.js";
+import type { InboundMessage } from "../../src/ports/conversation.js";
 import type { ConversationRef } from "../../src/ports/session-store.js";
 import { FakeAnthropic } from "../fakes/fake-anthropic.js";
 import { RecordingAdapter } from "../fakes/recording-adapter.js";
@@ -26,6 +28,9 @@ export class EngineHarness {
   readonly adapter = new RecordingAdapter();
   store!: SqliteSessionStore;
   engine!: Engine;
+  settings!: RuntimeSettings;
+  /** Every turn's result, in order. */
+  readonly turnResults: LoopResult[] = [];
   private eventCounter = 0;
 
   constructor(
@@ -38,12 +43,14 @@ export class EngineHarness {
 
   open(): void {
     this.store = new SqliteSessionStore(this.databasePath);
+    this.settings = createRuntimeSettings(this.options.settings);
     this.engine = new Engine({
       store: this.store,
       model: new AnthropicModelClient({ apiKey: "test-key", model: "claude-sonnet-5-5", baseURL: this.fake.url, maxRetries: 0 }),
       adapters: [this.adapter],
       logger: this.options.logger ?? SILENT_LOGGER,
-      settings: { ...DEFAULT_SETTINGS, ...this.options.settings },
+      settings: this.settings,
+      onTurnEnd: (_sessionId, result) => this.turnResults.push(result),
       ...(this.options.tools ? { tools: this.options.tools } : {}),
       ...(this.options.clock ? { clock: this.options.clock } : {}),
       adminUserIds: ["U_ADMIN"],

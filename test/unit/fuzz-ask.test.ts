@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { readSpec, writeSpec } from "../../db/records.js";
 import { type AnswerInput, answerFromText, checkAnswer, maskAnswer } from "../../src/ask/answer.js";
 import { describeAnswer } from "../../src/ask/describe.js";
 import { ASK_TYPES, FIELD_TYPES, parseAskSpec, SPEC_LIMITS } from "../../src/ask/spec.js";
-import { readSpec, writeSpec } from "../../src/store/records.js";
 
 /** `npm test` runs a few hundred cases per property; `npm run test:chaos` sets FUZZ_RUNS=10000. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);

@@ -38,7 +38,32 @@ describe("import direction", () => {
     expect(offenders).toEqual([]);
   });
 
-  it("the check itself sees imports (it would catch a leak)", () => {
+  it("adapters reach the core only through its ports and the ask_user spec, never the engine or the store", () => {
+    const offenders = sourceFiles("adapters").flatMap((file) =>
+      imports(file)
+        .filter((specifier) => /^(?:\.\.\/)+src\//.test(specifier) && !/^(?:\.\.\/)+src\/(?:ports|ask)\//.test(specifier))
+        .map((specifier) => `${file} → ${specifier}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it("src/ writes no platform markup: mentions, channel links and bold are rich text the adapters render", () => {
+    // parse-command.ts reads mentions people type in a command line; reading is not writing.
+    const markup = /<[@#!]|`\*[A-Z]|"\*[A-Z]/;
+    const offenders = sourceFiles("src")
+      .filter((file) => file !== join("src", "admin", "parse-command.ts"))
+      .flatMap((file) =>
+        readFileSync(join(ROOT, file), "utf8")
+          .split("\n")
+          .filter((line) => !line.trimStart().startsWith("*") && !line.trimStart().startsWith("//") && markup.test(line))
+          .map((line) => `${file}: ${line.trim()}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
+  it("the checks themselves see imports and markup (they would catch a leak)", () => {
     expect(imports("src/main.ts")).toContain("../db/sqlite-session-store.js");
+    expect(imports("adapters/slack/slack-adapter.ts").some((specifier) => specifier.includes("src/ports/"))).toBe(true);
+    expect(/<[@#!]/.test(readFileSync(join(ROOT, "adapters", "slack", "slack-dialect.ts"), "utf8"))).toBe(true);
   });
 });

@@ -1,7 +1,7 @@
-import { ASK_TYPES, type AskSpec, FIELD_TYPES } from "../ask/spec.js";
-import { StoreError } from "../errors.js";
-import type { ChatMessage, ToolResultBlock } from "../ports/model-client.js";
-import type { AskAnswer } from "../ports/session-store.js";
+import { ASK_TYPES, type AskSpec, FIELD_TYPES } from "../src/ask/spec.js";
+import { StoreError } from "../src/ports/errors.js";
+import type { ChatMessage, ToolResultBlock } from "../src/ports/model-client.js";
+import type { AskAnswer } from "../src/ports/session-store.js";
 
 /** The version written on every stored row; a row of any other version is refused, never guessed at. */
 export const RECORD_VERSION = 1;
