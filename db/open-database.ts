@@ -11,7 +11,7 @@ export const BUSY_TIMEOUT_MS = 5000;
 /**
  * Opens the SQLite file in WAL mode and applies numbered migrations in order.
  * synchronous=NORMAL: in WAL a power loss can drop the last commits but never corrupts the file,
- * and it is about 3× the throughput of FULL on this kind of disk (see README, "Storage").
+ * and it is about 3× the throughput of FULL on this kind of disk (see docs/storage.md).
  */
 export function openDatabase(path: string, options: { busyTimeoutMs?: number } = {}): Database.Database {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });

@@ -5,8 +5,8 @@ import type { Logger } from "../../src/ports/logger.js";
 
 /** Admin rights change rarely; a person promoted or demoted is seen again within this time. */
 export const ACTOR_CACHE_MS = 10 * 60 * 1000;
-/** Past this many cached people the cache starts over, so a huge workspace cannot grow it without bound. */
-const MAX_CACHED_ACTORS = 10_000;
+/** Past this many cached people the least recently seen is dropped, so a huge workspace cannot grow it without bound. */
+export const MAX_CACHED_ACTORS = 10_000;
 
 const userInfoSchema = z.object({
   user: z.object({
@@ -33,11 +33,23 @@ export class ActorDirectory {
   get(userId: string): Promise<Actor> {
     const now = this.clock();
     const cached = this.cache.get(userId);
-    if (cached && cached.expiresAt > now) return cached.actor;
+    if (cached && cached.expiresAt > now) {
+      this.remember(userId, cached);
+      return cached.actor;
+    }
     const actor = this.lookUp(userId);
-    if (this.cache.size >= MAX_CACHED_ACTORS) this.cache.clear();
-    this.cache.set(userId, { actor, expiresAt: now + ACTOR_CACHE_MS });
+    this.remember(userId, { actor, expiresAt: now + ACTOR_CACHE_MS });
     return actor;
+  }
+
+  /** A Map iterates in insertion order, so re-inserting on every use keeps the least recently used first. */
+  private remember(userId: string, entry: { actor: Promise<Actor>; expiresAt: number }): void {
+    this.cache.delete(userId);
+    this.cache.set(userId, entry);
+    for (const oldest of this.cache.keys()) {
+      if (this.cache.size <= MAX_CACHED_ACTORS) break;
+      this.cache.delete(oldest);
+    }
   }
 
   private async lookUp(userId: string): Promise<Actor> {

@@ -45,7 +45,7 @@ export function parseMessageEvent(
   const teamId = context.teamId ?? event.team;
   if (!teamId) return undefined;
   const rawText = event.text ?? "";
-  const mentionsBot = context.botUserId !== undefined && mentionPattern(context.botUserId).test(rawText);
+  const mentionsBot = context.botUserId ? mentionPattern(context.botUserId).test(rawText) : false;
   const isDirect = event.channel_type === "im" || (event.channel_type === undefined && event.channel.startsWith("D"));
   const addressedToBot = event.type === "app_mention" || mentionsBot || isDirect;
   // A top-level channel message that does not mention the bot cannot belong to any session.
@@ -60,6 +60,12 @@ export function parseMessageEvent(
   };
 }
 
+/** `<@U123>` or `<@U123|name>`. The id comes from Slack at run time, so it is escaped, never trusted as a pattern. */
 function mentionPattern(botUserId: string, flags = ""): RegExp {
-  return new RegExp(`<@${botUserId.replace(/[^A-Za-z0-9_]/g, "")}(?:\\|[^>]*)?>`, flags);
+  return new RegExp(`<@${escapeRegExp(botUserId)}(?:\\|[^>]*)?>`, flags);
+}
+
+/** Every character with a meaning in a RegExp source, escaped (`RegExp.escape` arrives only in Node 24). */
+function escapeRegExp(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|-]/g, "\\$&");
 }

@@ -54,6 +54,15 @@ describe("parseMessageEvent", () => {
     const broadcast = messageEvent("message", { user: "U1", text: "also", threadTs: "1.0", subtype: "thread_broadcast" });
     expect(parseMessageEvent(broadcast, CONTEXT)?.text).toBe("also");
   });
+
+  it("reads a bot user id full of regex metacharacters as plain text: its mention is found, a look-alike is not", () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the id holds "${" literally, as a hostile id would
+    const botUserId = "U.*+?^${}()|[]\\/-";
+    const mention = messageEvent("message", { user: "U1", text: `<@${botUserId}|parley>  plan  my trip`, ts: "4.0" });
+    expect(parseMessageEvent(mention, { teamId: "T1", botUserId })).toMatchObject({ text: "plan my trip", addressedToBot: true });
+    const lookAlike = messageEvent("message", { user: "U1", text: "<@UXXX> hi", threadTs: "1.0", ts: "5.0" });
+    expect(parseMessageEvent(lookAlike, { teamId: "T1", botUserId: "U.*" })).toMatchObject({ text: "<@UXXX> hi", addressedToBot: false });
+  });
 });
 
 describe("action ids", () => {
