@@ -178,19 +178,28 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async resolveAsk(askId: string, resolution: AskResolution): Promise<Ask | undefined> {
-    return this.transaction(async (client): Promise<Ask | undefined> => {
-      const answer = resolution.answer ? JSON.stringify(resolution.answer) : null;
-      const claimValues = [askId, resolution.status, answer, resolution.answeredBy, resolution.now];
-      const claimed = (await run<AskRow>(client, SQL.claimAsk, claimValues)).rows[0];
-      if (!claimed) return undefined;
-      const resumeValues = [claimed.session_id, resolution.sessionStatus, resolution.outcome ?? null, resolution.now];
-      const updated = (await run<{ message_count: number }>(client, SQL.resumeSession, resumeValues)).rows[0];
-      if (!updated) throw new Error(`ask ${askId} belongs to no session`);
-      const content = writeContent(resolution.resultMessage.content);
-      await insertMessages(client, claimed.session_id, updated.message_count - 1, ["user"], [content]);
-      await this.insertAudit(client, resolution.audit);
-      return toAsk(claimed);
-    });
+    const answer = resolution.answer ? JSON.stringify(resolution.answer) : null;
+    const { audit } = resolution;
+    const values = [
+      askId,
+      resolution.status,
+      answer,
+      resolution.answeredBy,
+      resolution.now,
+      resolution.sessionStatus,
+      resolution.outcome ?? null,
+      writeContent(resolution.resultMessage.content),
+      audit.at,
+      audit.actor,
+      audit.action,
+      audit.target,
+      audit.outcome,
+    ];
+    const claimed = (await this.query<AskRow & { resumed: number }>(SQL.resolveAsk, values)).rows[0];
+    if (!claimed) return undefined;
+    // Unreachable while asks are only created and purged with their session; reported, not silent (the claim stands).
+    if (claimed.resumed !== 1) throw new Error(`ask ${askId} was claimed but belongs to no session`);
+    return toAsk(claimed);
   }
 
   async setCardRef(askId: string, cardRef: string, deadline: number): Promise<Ask["status"] | undefined> {

@@ -62,16 +62,23 @@ export const SQL = {
   ),
   askById: statement("ask-by-id", "SELECT * FROM asks WHERE id = $1"),
   pendingAsk: statement("pending-ask", "SELECT * FROM asks WHERE session_id = $1 AND status = 'pending' LIMIT 1"),
-  // The compare-and-set: a concurrent claimer waits on the row lock, then finds the status no longer pending.
-  claimAsk: statement(
-    "claim-ask",
-    `UPDATE asks SET status = $2, answer = $3, answered_by = $4, ended_at = $5
-     WHERE id = $1 AND status = 'pending' RETURNING *`,
-  ),
-  resumeSession: statement(
-    "resume-session",
-    `UPDATE sessions SET status = $2, message_count = message_count + 1, last_outcome = COALESCE($3, last_outcome),
-       recovery_attempts = 0, updated_at = $4 WHERE id = $1 RETURNING message_count`,
+  // The compare-and-set and everything that goes with it, in one statement (one transaction, one round trip on
+  // every tap): a concurrent claimer waits on the ask's row lock, then finds it no longer pending and writes nothing.
+  // The result message takes the seq the session update hands back; the audit row is written only for the winner.
+  resolveAsk: statement(
+    "resolve-ask",
+    `WITH claimed AS (
+       UPDATE asks SET status = $2, answer = $3, answered_by = $4, ended_at = $5 WHERE id = $1 AND status = 'pending' RETURNING *
+     ), resumed AS (
+       UPDATE sessions SET status = $6, message_count = message_count + 1, last_outcome = COALESCE($7, last_outcome),
+         recovery_attempts = 0, updated_at = $5
+       FROM claimed WHERE sessions.id = claimed.session_id RETURNING sessions.id, sessions.message_count
+     ), appended AS (
+       INSERT INTO messages (session_id, seq, v, role, content) SELECT id, message_count - 1, ${RECORD_VERSION}, 'user', $8 FROM resumed
+     ), audited AS (
+       INSERT INTO audit (at, actor, action, target, outcome) SELECT $9, $10, $11, $12, $13 FROM claimed
+     )
+     SELECT claimed.*, (SELECT COUNT(*) FROM resumed)::integer AS resumed FROM claimed`,
   ),
   askWithSession: statement(
     "ask-with-session",
