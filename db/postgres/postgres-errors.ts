@@ -21,7 +21,7 @@ const UNAVAILABLE_MESSAGES = /^(Connection terminated|timeout exceeded when tryi
  * Messages name the SQLSTATE or socket code only: never the connection string, which may hold a password.
  * Anything else (a constraint violation, a bug in a statement) is returned unchanged.
  */
-export function translateError(error: unknown): unknown {
+function translateError(error: unknown): unknown {
   if (error instanceof StoreError || !(error instanceof Error)) return error;
   const code = (error as { code?: unknown }).code;
   if (typeof code === "string") {

@@ -1,9 +1,9 @@
 import pg from "pg";
 
 /** How long a statement waits for another transaction's row lock before "storage-busy" reaches the caller (as SQLite's busy_timeout). */
-export const LOCK_TIMEOUT_MS = 5000;
+const LOCK_TIMEOUT_MS = 5000;
 /** How long a query waits for a free pooled connection, or for a new one, before "storage-unavailable". */
-export const CONNECT_TIMEOUT_MS = 10_000;
+const CONNECT_TIMEOUT_MS = 10_000;
 
 export interface PoolOptions {
   /** Use this schema (created if missing) instead of the connection's default search_path: tests, or several deployments in one database. */

@@ -24,8 +24,8 @@ import { createPool, type PoolOptions, run, type Statement, transaction } from "
 import { type AskRow, checkVersion, readContent, type SessionRow, toAsk, toSession, writeContent, writeSpec } from "./postgres-rows.js";
 import { SQL } from "./postgres-statements.js";
 
-/** The store on PostgreSQL: any number of Parley processes share it; every claim is decided by the database. */
-export interface PostgresStoreOptions extends PoolOptions {}
+/** Options of `PostgresSessionStore.open`: the schema, the lock timeout, the pool size. */
+export type PostgresStoreOptions = PoolOptions;
 
 /**
  * The SessionStore on PostgreSQL, for several Parley processes behind a load balancer (DESIGN.md §13).
@@ -231,7 +231,7 @@ export class PostgresSessionStore implements SessionStore {
   }
 
   async audit(entry: AuditEntry): Promise<void> {
-    await translated(() => this.insertAudit(this.pool, entry));
+    await this.query(SQL.audit, [entry.at, entry.actor, entry.action, entry.target, entry.outcome]);
   }
 
   async listSessions(filter: SessionFilter): Promise<Session[]> {
@@ -269,10 +269,6 @@ export class PostgresSessionStore implements SessionStore {
 
   private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     return translated(() => transaction(this.pool, work));
-  }
-
-  private async insertAudit(client: pg.Pool | pg.PoolClient, entry: AuditEntry): Promise<void> {
-    await run(client, SQL.audit, [entry.at, entry.actor, entry.action, entry.target, entry.outcome]);
   }
 }
 
