@@ -108,6 +108,21 @@ describe("PostgresSessionStore specifics", () => {
       await expect(store!.getAsk("A")).rejects.toMatchObject({ code: "unknown-schema-version" });
     }));
 
+  it("a step writes only its new messages, whatever the history length", () =>
+    withStores(1, async ([store], schema) => {
+      await store!.createSession({ id: "S", conversation: conversation("S"), ownerId: "U1", now: 1 });
+      await store!.startTurnOrQueue("S", user("x"), 1);
+      const message: ChatMessage = { role: "assistant", content: [{ type: "text", text: "y".repeat(500) }] };
+      for (let index = 0; index < 200; index++) await store!.commitStep("S", { messages: [message], usage: USAGE, now: 2 });
+      await store!.commitStep("S", { messages: [message, message], usage: USAGE, now: 3 });
+      // xmin is the transaction that wrote a row version: the session row's is the last step's.
+      const { rows } = await admin.query<{ count: number }>(
+        `SELECT COUNT(*)::integer AS count FROM ${schema}.messages WHERE xmin = (SELECT xmin FROM ${schema}.sessions WHERE id = 'S')`,
+      );
+      expect(rows[0]?.count).toBe(2);
+      expect(await store!.loadMessages("S")).toHaveLength(203);
+    }));
+
   it("three processes migrating an empty schema at once apply each migration exactly once", async () => {
     const schema = freshSchema();
     const opened = await Promise.allSettled([1, 2, 3].map(() => PostgresSessionStore.open(DATABASE_URL, { schema })));
