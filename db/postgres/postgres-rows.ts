@@ -1,0 +1,99 @@
+import type { Ask, Session, SessionStatus } from "../../src/ports/session-store.js";
+// The one import of the row codecs for the PostgreSQL store: if they move, only this line changes.
+import {
+  checkVersion,
+  RECORD_VERSION,
+  readAnswer,
+  readContent,
+  readSiblingResults,
+  readSpec,
+  writeContent,
+  writeSpec,
+} from "../../src/store/records.js";
+
+export { checkVersion, RECORD_VERSION, readContent, writeContent, writeSpec };
+
+/** A sessions row as the pool returns it (BIGINT parsed to number, see postgres-pool.ts). */
+export interface SessionRow {
+  id: string;
+  v: number;
+  platform: string;
+  workspace: string;
+  channel: string;
+  thread: string;
+  owner_id: string;
+  status: SessionStatus;
+  last_outcome: Session["lastOutcome"];
+  last_error: string | null;
+  turn_count: number;
+  turn_asks: number;
+  turn_iterations: number;
+  recovery_attempts: number;
+  stop_requested: boolean;
+  message_count: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AskRow {
+  id: string;
+  v: number;
+  session_id: string;
+  tool_use_id: string;
+  spec: string;
+  status: Ask["status"];
+  sibling_results: string;
+  card_ref: string | null;
+  deadline: number;
+  answer: string | null;
+  answered_by: string | null;
+  created_at: number;
+  ended_at: number | null;
+}
+
+export function toSession(row: SessionRow): Session {
+  checkVersion("session", row.v);
+  return {
+    id: row.id,
+    conversation: { platform: row.platform, workspace: row.workspace, channel: row.channel, thread: row.thread },
+    ownerId: row.owner_id,
+    status: row.status,
+    lastOutcome: row.last_outcome,
+    lastError: row.last_error,
+    turnCount: row.turn_count,
+    turnAsks: row.turn_asks,
+    turnIterations: row.turn_iterations,
+    recoveryAttempts: row.recovery_attempts,
+    stopRequested: row.stop_requested,
+    usage: {
+      inputTokens: row.input_tokens,
+      outputTokens: row.output_tokens,
+      cacheReadTokens: row.cache_read_tokens,
+      cacheWriteTokens: row.cache_write_tokens,
+    },
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function toAsk(row: AskRow): Ask {
+  checkVersion("ask", row.v);
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    toolUseId: row.tool_use_id,
+    spec: readSpec(row.spec),
+    status: row.status,
+    siblingResults: readSiblingResults(row.sibling_results),
+    cardRef: row.card_ref,
+    deadline: row.deadline,
+    answer: readAnswer(row.answer),
+    answeredBy: row.answered_by,
+    createdAt: row.created_at,
+    endedAt: row.ended_at,
+  };
+}

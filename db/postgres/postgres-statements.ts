@@ -1,0 +1,105 @@
+import type { Statement } from "./postgres-pool.js";
+import { RECORD_VERSION } from "./postgres-rows.js";
+
+const statement = (name: string, text: string): Statement => ({ name: `parley-${name}`, text });
+
+/** Every statement of the hot path, prepared once per connection by name. */
+export const SQL = {
+  claimEvent: statement("claim-event", "INSERT INTO processed_events (event_id, at) VALUES ($1, $2) ON CONFLICT DO NOTHING"),
+  hasEvent: statement("has-event", "SELECT 1 FROM processed_events WHERE event_id = $1"),
+  pruneEvents: statement("prune-events", "DELETE FROM processed_events WHERE at < $1"),
+  // No conflict target: a clash on the id or on the conversation both leave the existing row alone.
+  insertSession: statement(
+    "insert-session",
+    `INSERT INTO sessions (id, v, conversation_key, platform, workspace, channel, thread, owner_id, status, created_at, updated_at)
+     VALUES ($1, ${RECORD_VERSION}, $2, $3, $4, $5, $6, $7, 'idle', $8, $8) ON CONFLICT DO NOTHING RETURNING *`,
+  ),
+  sessionById: statement("session-by-id", "SELECT * FROM sessions WHERE id = $1"),
+  // The row lock that serialises turn starts across processes; the second waits, then reads the first's result.
+  lockSession: statement("lock-session", "SELECT v, status, message_count FROM sessions WHERE id = $1 FOR UPDATE"),
+  sessionByKey: statement("session-by-key", "SELECT * FROM sessions WHERE conversation_key = $1"),
+  sessionsByStatus: statement("sessions-by-status", "SELECT * FROM sessions WHERE status = $1 ORDER BY updated_at, id"),
+  messages: statement("messages", "SELECT v, role, content FROM messages WHERE session_id = $1 ORDER BY seq"),
+  // Any number of new messages in one statement: roles and contents as two parallel arrays, numbered from $2.
+  insertMessages: statement(
+    "insert-messages",
+    `INSERT INTO messages (session_id, seq, v, role, content)
+     SELECT $1, $2::integer + added.position::integer - 1, ${RECORD_VERSION}, added.role, added.content
+     FROM unnest($3::text[], $4::text[]) WITH ORDINALITY AS added (role, content, position)`,
+  ),
+  beginTurn: statement(
+    "begin-turn",
+    `UPDATE sessions SET status = 'running', turn_count = turn_count + 1, turn_asks = 0, turn_iterations = 0,
+       stop_requested = FALSE, last_error = NULL, message_count = message_count + $2, updated_at = $3 WHERE id = $1`,
+  ),
+  queue: statement("queue", `INSERT INTO queued_messages (session_id, v, content) VALUES ($1, ${RECORD_VERSION}, $2)`),
+  dequeue: statement("dequeue", "DELETE FROM queued_messages WHERE session_id = $1 RETURNING id, v, content"),
+  // Each step bumps the counters and returns the new message count, so no read precedes the inserts;
+  // the UPDATE also takes the session's row lock for the rest of the transaction.
+  step: statement(
+    "step",
+    `UPDATE sessions SET message_count = message_count + $2, turn_iterations = turn_iterations + 1,
+       input_tokens = input_tokens + $3, output_tokens = output_tokens + $4,
+       cache_read_tokens = cache_read_tokens + $5, cache_write_tokens = cache_write_tokens + $6,
+       updated_at = $7 WHERE id = $1 RETURNING message_count`,
+  ),
+  stepSuspend: statement(
+    "step-suspend",
+    `UPDATE sessions SET message_count = message_count + $2, turn_iterations = turn_iterations + 1,
+       input_tokens = input_tokens + $3, output_tokens = output_tokens + $4,
+       cache_read_tokens = cache_read_tokens + $5, cache_write_tokens = cache_write_tokens + $6,
+       updated_at = $7, status = 'waiting', turn_asks = turn_asks + 1, last_outcome = 'suspended', recovery_attempts = 0
+     WHERE id = $1 RETURNING message_count`,
+  ),
+  endTurn: statement(
+    "end-turn",
+    "UPDATE sessions SET status = $2, last_outcome = $3, last_error = $4, recovery_attempts = 0 WHERE id = $1",
+  ),
+  insertAsk: statement(
+    "insert-ask",
+    `INSERT INTO asks (id, v, session_id, tool_use_id, spec, status, sibling_results, deadline, created_at)
+     VALUES ($1, ${RECORD_VERSION}, $2, $3, $4, 'pending', $5, $6, $7)`,
+  ),
+  askById: statement("ask-by-id", "SELECT * FROM asks WHERE id = $1"),
+  pendingAsk: statement("pending-ask", "SELECT * FROM asks WHERE session_id = $1 AND status = 'pending' LIMIT 1"),
+  // The compare-and-set and everything that goes with it, in one statement (one transaction, one round trip on
+  // every tap): a concurrent claimer waits on the ask's row lock, then finds it no longer pending and writes nothing.
+  // The result message takes the seq the session update hands back; the audit row is written only for the winner.
+  resolveAsk: statement(
+    "resolve-ask",
+    `WITH claimed AS (
+       UPDATE asks SET status = $2, answer = $3, answered_by = $4, ended_at = $5 WHERE id = $1 AND status = 'pending' RETURNING *
+     ), resumed AS (
+       UPDATE sessions SET status = $6, message_count = message_count + 1, last_outcome = COALESCE($7, last_outcome),
+         recovery_attempts = 0, updated_at = $5
+       FROM claimed WHERE sessions.id = claimed.session_id RETURNING sessions.id, sessions.message_count
+     ), appended AS (
+       INSERT INTO messages (session_id, seq, v, role, content) SELECT id, message_count - 1, ${RECORD_VERSION}, 'user', $8 FROM resumed
+     ), audited AS (
+       INSERT INTO audit (at, actor, action, target, outcome) SELECT $9, $10, $11, $12, $13 FROM claimed
+     )
+     SELECT claimed.*, (SELECT COUNT(*) FROM resumed)::integer AS resumed FROM claimed`,
+  ),
+  askWithSession: statement(
+    "ask-with-session",
+    "SELECT asks.*, row_to_json(sessions) AS session FROM asks JOIN sessions ON sessions.id = asks.session_id WHERE asks.id = $1",
+  ),
+  stopRequested: statement("stop-requested", "SELECT stop_requested FROM sessions WHERE id = $1"),
+  setCardRef: statement("set-card-ref", "UPDATE asks SET card_ref = $2, deadline = $3 WHERE id = $1 RETURNING status"),
+  endedSince: statement(
+    "ended-since",
+    "SELECT * FROM asks WHERE status <> 'pending' AND card_ref IS NOT NULL AND ended_at >= $1 ORDER BY ended_at, id LIMIT $2",
+  ),
+  unposted: statement("unposted", "SELECT * FROM asks WHERE status = 'pending' AND card_ref IS NULL ORDER BY deadline, id"),
+  expired: statement(
+    "expired",
+    "SELECT * FROM asks WHERE status = 'pending' AND deadline <= $1 AND card_ref IS NOT NULL ORDER BY deadline, id LIMIT $2",
+  ),
+  requestStop: statement("request-stop", "UPDATE sessions SET stop_requested = TRUE WHERE id = $1"),
+  countRecovery: statement(
+    "count-recovery",
+    "UPDATE sessions SET recovery_attempts = recovery_attempts + 1 WHERE id = $1 RETURNING recovery_attempts",
+  ),
+  asksOfSession: statement("asks-of-session", "SELECT * FROM asks WHERE session_id = $1 ORDER BY created_at, id"),
+  audit: statement("audit", "INSERT INTO audit (at, actor, action, target, outcome) VALUES ($1, $2, $3, $4, $5)"),
+} as const;
