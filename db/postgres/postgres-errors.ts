@@ -1,4 +1,4 @@
-import { StoreError } from "../../src/errors.js";
+import { StoreError } from "../../src/ports/errors.js";
 
 /** SQLSTATEs that mean "another transaction is in the way, try again": the engine treats them like SQLITE_BUSY. */
 const BUSY_STATES = new Set([

@@ -9,7 +9,7 @@ import {
   readSpec,
   writeContent,
   writeSpec,
-} from "../../src/store/records.js";
+} from "../records.js";
 
 export { checkVersion, RECORD_VERSION, readContent, writeContent, writeSpec };
 

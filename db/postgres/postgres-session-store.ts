@@ -10,10 +10,10 @@ import type {
   Session,
   SessionFilter,
   SessionStatus,
-  SessionStore,
   StartOrQueue,
   Step,
   StepResult,
+  Storage,
   StoreStats,
 } from "../../src/ports/session-store.js";
 import { conversationKey } from "../../src/ports/session-store.js";
@@ -32,7 +32,7 @@ export type PostgresStoreOptions = PoolOptions;
  * Every method is one statement or one transaction on a pooled connection; the claims (event ids, turn starts,
  * ask answers) are row locks and compare-and-sets in the database, so they hold across processes.
  */
-export class PostgresSessionStore implements SessionStore {
+export class PostgresSessionStore implements Storage {
   private readonly admin: PostgresAdminQueries;
 
   private constructor(readonly pool: pg.Pool) {

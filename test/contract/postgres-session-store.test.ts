@@ -5,7 +5,7 @@ import { loadMigrations } from "../../db/postgres/migrate.js";
 import { PostgresSessionStore, type PostgresStoreOptions } from "../../db/postgres/postgres-session-store.js";
 import { parseAskSpec } from "../../src/ask/spec.js";
 import type { ChatMessage } from "../../src/ports/model-client.js";
-import type { AskResolution, SessionStore } from "../../src/ports/session-store.js";
+import type { AskResolution, Storage } from "../../src/ports/session-store.js";
 import { MemorySessionStore } from "../../src/store/memory-session-store.js";
 import { sessionStoreContract } from "./session-store.contract.js";
 
@@ -73,7 +73,7 @@ const spec = (() => {
 const conversation = (thread: string) => ({ platform: "slack", workspace: "T1", channel: "C1", thread });
 
 /** A session suspended on ask `askId`, its card posted. */
-async function suspend(store: SessionStore, sessionId: string, askId: string, now = 3) {
+async function suspend(store: Storage, sessionId: string, askId: string, now = 3) {
   await store.createSession({ id: sessionId, conversation: conversation(sessionId), ownerId: "U1", now: 1 });
   await store.startTurnOrQueue(sessionId, user("hi"), 2);
   await store.commitStep(sessionId, {
@@ -214,7 +214,7 @@ describe("PostgresSessionStore specifics", () => {
   });
 
   it("admin queries (listing, stats, purge, settings) agree with the memory store", async () => {
-    async function script(store: SessionStore) {
+    async function script(store: Storage) {
       await suspend(store, "S1", "A1", 3);
       await suspend(store, "S2", "A2", 4);
       await store.resolveAsk("A2", resolution("A2", "U2", 30));
