@@ -1,7 +1,9 @@
 import { loadConfigPart } from "../src/config.js";
+import { loadEnvFileIfPresent } from "../src/env-file.js";
 import { ConfigError } from "../src/ports/errors.js";
 
 /** `npm run register-commands`: registers /parley for the bot, in one guild when DISCORD_GUILD_ID is set (instant). */
+loadEnvFileIfPresent();
 let environment: ReturnType<typeof read>;
 function read() {
   return loadConfigPart(process.env, ["DISCORD_TOKEN", "DISCORD_APPLICATION_ID", "DISCORD_API_URL", "DISCORD_GUILD_ID"]);

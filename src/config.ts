@@ -32,6 +32,12 @@ const configShape = {
   PORT: integer(3000, 0, 65535),
   HOST: optionalText.transform((value) => value ?? "127.0.0.1"),
   DATABASE_PATH: optionalText.transform((value) => value ?? "./data/parley.db"),
+  DATABASE_URL: optionalText.pipe(
+    z
+      .string()
+      .regex(/^postgres(?:ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+      .optional(),
+  ),
   ADMIN_USER_IDS: optionalText.transform((value) =>
     (value ?? "")
       .split(",")

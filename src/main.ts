@@ -1,11 +1,12 @@
 import { AnthropicModelClient } from "../adapters/anthropic/anthropic-model-client.js";
 import { TerminalAdapter } from "../adapters/terminal/terminal-adapter.js";
-import { SqliteSessionStore } from "../db/sqlite-session-store.js";
+import { openStorage } from "../db/open-storage.js";
 import { AdminCommands } from "./admin/admin-commands.js";
 import { withStoredSettings } from "./admin/runtime-settings.js";
 import { type Config, loadConfig } from "./config.js";
 import { Engine } from "./engine/engine.js";
 import { createRuntimeSettings, DEFAULT_SETTINGS, type EngineSettings } from "./engine/settings.js";
+import { loadEnvFileIfPresent } from "./env-file.js";
 import { createLogger, type Logger } from "./logger.js";
 import { CURRENT_TIME_TOOL } from "./loop/tools.js";
 import type { ServingAdapter } from "./ports/conversation.js";
@@ -13,9 +14,10 @@ import { ConfigError } from "./ports/errors.js";
 
 /** The composition root: the only place that reads the environment and wires adapters, store and model. */
 async function main(): Promise<void> {
+  loadEnvFileIfPresent();
   const config = loadConfig(process.env);
   const logger = createLogger(config.LOG_LEVEL);
-  const store = new SqliteSessionStore(config.DATABASE_PATH);
+  const store = await openStorage(config);
   const model = new AnthropicModelClient({
     // A compatible server behind ANTHROPIC_BASE_URL may need no key; the SDK still wants one.
     apiKey: config.ANTHROPIC_API_KEY ?? "unused",
