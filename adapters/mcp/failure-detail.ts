@@ -1,3 +1,5 @@
+import { SseError } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { McpServerConfig } from "./mcp-config.js";
 
 const MAX_DETAIL_LENGTH = 200;
@@ -17,6 +19,8 @@ export function secretsOf(config: McpServerConfig): string[] {
 /** An error as one short line for status and logs, with every secret blanked out. */
 export function failureDetail(error: unknown, secrets: readonly string[]): string {
   let text = error instanceof Error ? error.message : String(error);
+  // The SDK keeps the HTTP status out of its message; an operator needs it (401 is not 503).
+  if ((error instanceof StreamableHTTPError || error instanceof SseError) && error.code !== undefined) text = `HTTP ${error.code}: ${text}`;
   for (const secret of secrets) text = text.split(secret).join("[redacted]");
   text = text.replace(/\s+/g, " ").trim() || "unknown error";
   return text.length > MAX_DETAIL_LENGTH ? `${text.slice(0, MAX_DETAIL_LENGTH - 1)}…` : text;

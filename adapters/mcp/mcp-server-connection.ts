@@ -146,12 +146,15 @@ export class McpServerConnection {
     }
   }
 
-  /** The live connection is gone: forget it and start again later. Ignores clients already replaced. */
+  /**
+   * The live connection is gone: forget it and start again later. Ignores clients already replaced, and clients
+   * still connecting (a failed `initialize` also closes the transport; `start` reports that failure itself).
+   */
   private lost(client: Client, detail: string): void {
-    if (this.client !== client || this.closing) return;
+    if (this.client !== client || this.closing || this.state !== "ready") return;
     this.client = undefined;
     void client.close().catch(() => {});
-    const hadTools = this.ready && this.knownTools.length > 0;
+    const hadTools = this.knownTools.length > 0;
     this.fail(detail);
     if (hadTools) this.options.onToolsChanged();
   }
