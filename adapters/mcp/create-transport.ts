@@ -3,6 +3,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { Logger } from "../../src/logger.js";
+import { blankSecrets, secretsOf } from "./failure-detail.js";
 import type { McpServerConfig } from "./mcp-config.js";
 import { serverEnvironment } from "./server-environment.js";
 
@@ -26,11 +27,14 @@ export function createTransport(
     ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
     stderr: "pipe",
   });
+  // A server may print its own configuration; its env values stay out of the log all the same.
+  const secrets = secretsOf(config);
   let pending = "";
   transport.stderr?.on("data", (chunk: Buffer) => {
     const lines = (pending + chunk.toString("utf8")).split("\n");
     pending = lines.pop() ?? "";
-    for (const line of lines) if (line.trim() !== "") logger.debug({ server: name, line }, "mcp server stderr");
+    for (const line of lines)
+      if (line.trim() !== "") logger.debug({ server: name, line: blankSecrets(line, secrets) }, "mcp server stderr");
   });
   return transport;
 }

@@ -21,7 +21,14 @@ export function failureDetail(error: unknown, secrets: readonly string[]): strin
   let text = error instanceof Error ? error.message : String(error);
   // The SDK keeps the HTTP status out of its message; an operator needs it (401 is not 503).
   if ((error instanceof StreamableHTTPError || error instanceof SseError) && error.code !== undefined) text = `HTTP ${error.code}: ${text}`;
-  for (const secret of secrets) text = text.split(secret).join("[redacted]");
+  text = blankSecrets(text, secrets);
   text = text.replace(/\s+/g, " ").trim() || "unknown error";
   return text.length > MAX_DETAIL_LENGTH ? `${text.slice(0, MAX_DETAIL_LENGTH - 1)}…` : text;
+}
+
+/** The text with every secret replaced by `[redacted]`. */
+export function blankSecrets(text: string, secrets: readonly string[]): string {
+  let blanked = text;
+  for (const secret of secrets) blanked = blanked.split(secret).join("[redacted]");
+  return blanked;
 }

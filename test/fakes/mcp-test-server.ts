@@ -6,6 +6,7 @@
  * - `MCP_TEST_RECORD_FILE`: a file each side effect appends one line to (`started <pid>`, `delete_record 7`,
  *   `slow cancelled`…), so tests can count executions across restarts; unset, nothing is recorded.
  * - `MCP_TEST_SERVER_NAME`: the name the server gives itself (default `parley-test`).
+ * - `MCP_TEST_PRINT_VARIABLE`: the name of a variable the server prints to stderr with its value, at start.
  * - `MCP_TEST_CRASH_ON_START`: when `1`, the process exits at once, before speaking MCP (a server that never starts).
  */
 import { appendFileSync } from "node:fs";
@@ -178,3 +179,7 @@ await server.connect(new StdioServerTransport());
 process.stdin.on("end", () => process.exit(0));
 record(`started ${process.pid}`);
 process.stderr.write(`parley test server ${SERVER_NAME} ready\n`);
+if (process.env.MCP_TEST_PRINT_VARIABLE) {
+  // A careless server printing its configuration: the client must keep the value out of its log.
+  process.stderr.write(`${process.env.MCP_TEST_PRINT_VARIABLE}=${process.env[process.env.MCP_TEST_PRINT_VARIABLE] ?? ""}\n`);
+}

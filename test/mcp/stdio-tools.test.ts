@@ -1,10 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TINY_PNG_BASE64 } from "../fakes/mcp-test-server-entry.js";
-import { callRequest, createTestProvider, scratch, testServer, textOf } from "./mcp-harness.js";
+import { callRequest, createTestProvider, scratch, testServer, textOf, waitFor } from "./mcp-harness.js";
 
 const files = scratch();
 const { provider, logger } = createTestProvider(
-  { test: testServer({ recordFile: files.recordFile, environment: { NAMED: "named-value", API_KEY: "sk-hidden-value" } }) },
+  {
+    test: testServer({
+      recordFile: files.recordFile,
+      environment: { NAMED: "named-value", API_KEY: "sk-hidden-value", MCP_TEST_PRINT_VARIABLE: "API_KEY" },
+    }),
+  },
   { maxResultChars: 1_000, parentEnvironment: { PATH: process.env.PATH, HOME: "/home/parley-test", USER: "someone", SECRET: "leak" } },
 );
 
@@ -85,15 +90,15 @@ describe("McpToolProvider on a stdio server", () => {
   it("gives the server process only the variables its entry names, plus PATH and HOME", async () => {
     const output = await provider.call(callRequest("test__environment", { reveal: ["NAMED", "HOME", "USER"] }));
     const seen = JSON.parse(textOf(output)) as { names: string[]; values: Record<string, string | null> };
-    expect(seen.names).toEqual(["API_KEY", "HOME", "MCP_TEST_RECORD_FILE", "NAMED", "PATH"]);
+    expect(seen.names).toEqual(["API_KEY", "HOME", "MCP_TEST_PRINT_VARIABLE", "MCP_TEST_RECORD_FILE", "NAMED", "PATH"]);
     expect(seen.values).toEqual({ NAMED: "named-value", HOME: "/home/parley-test", USER: null });
   });
 
-  it("sends the server's stderr to the log at debug level", () => {
-    expect(logger.lines).toContainEqual({
-      level: "debug",
-      object: { server: "test", line: "parley test server parley-test ready" },
-      message: "mcp server stderr",
-    });
+  it("sends the server's stderr to the log at debug level, with the entry's env values blanked", async () => {
+    const stderr = (line: string) => ({ level: "debug", object: { server: "test", line }, message: "mcp server stderr" });
+    expect(logger.lines).toContainEqual(stderr("parley test server parley-test ready"));
+    // Every env value of the entry is blanked, the printed name (the value of MCP_TEST_PRINT_VARIABLE) too.
+    await waitFor(() => logger.lines.some((entry) => entry.object.line === "[redacted]=[redacted]"), 2_000, "the printed variable");
+    expect(JSON.stringify(logger.lines)).not.toContain("sk-hidden-value");
   });
 });
