@@ -35,6 +35,11 @@ export interface ElicitationField {
 export interface ElicitationRequest {
   message: string;
   fields: ElicitationField[];
+  /**
+   * Aborts when the form is no longer wanted (the call ended, timed out or was cancelled, or the server withdrew
+   * the request): take the card down. Optional for fakes; McpToolProvider always sets it.
+   */
+  signal?: AbortSignal;
 }
 
 export type ElicitationResponse =
@@ -46,7 +51,7 @@ export interface ToolCallRequest {
   /** The exposed name. */
   name: string;
   input: Record<string, unknown>;
-  /** Aborted on Stop or on the provider's own timeout: the call is cancelled on the server. */
+  /** Aborted by the caller (Stop): the call is cancelled on the server, as it is on the provider's own timeout. */
   signal: AbortSignal;
   /** Progress from the server, as one short line. */
   onProgress?: (text: string) => void;

@@ -16,8 +16,9 @@ function imports(file: string): string[] {
 }
 
 describe("import direction", () => {
-  it("src/ (but src/main.ts) imports no adapter, no db module, no platform SDK and no database driver", () => {
-    const forbidden = /^(?:(?:\.\.\/)+(?:adapters|db)\/|@slack\/|discord\.js|@discordjs\/|better-sqlite3|@anthropic-ai\/)/;
+  it("src/ (but src/main.ts) imports no adapter, no db module, no platform or MCP SDK and no database driver", () => {
+    const forbidden =
+      /^(?:(?:\.\.\/)+(?:adapters|db)\/|@slack\/|discord\.js|@discordjs\/|better-sqlite3|@anthropic-ai\/|@modelcontextprotocol\/)/;
     const offenders = sourceFiles("src")
       .filter((file) => file !== join("src", "main.ts"))
       .flatMap((file) =>

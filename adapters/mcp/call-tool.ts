@@ -1,0 +1,100 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { type CallToolResult, ErrorCode, McpError, type Progress } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolCallRequest, ToolOutput } from "../../src/ports/tool-provider.js";
+import { mapToolResult } from "./map-tool-result.js";
+
+const MAX_PROGRESS_LENGTH = 120;
+
+/** Limits of one call. */
+export interface CallLimits {
+  /** Without progress for this long, the call is cancelled. */
+  timeoutMs: number;
+  /** Progress or not, the call is cancelled past this. */
+  maxTotalTimeoutMs: number;
+  maxResultChars: number;
+}
+
+/** How a call ended: its output, and whether the way it failed says the connection itself is gone. */
+export interface CallOutcome {
+  output: ToolOutput;
+  connectionLost: boolean;
+}
+
+/**
+ * Calls one tool through the SDK, which sends `notifications/cancelled` when the call times out or the caller's
+ * signal aborts. Every failure becomes `isError` output for the model.
+ */
+export async function callTool(
+  client: Client,
+  server: string,
+  remoteName: string,
+  request: ToolCallRequest,
+  limits: CallLimits,
+): Promise<CallOutcome> {
+  if (request.signal.aborted) return failed(`tool ${request.name} was cancelled by a person before it started`);
+  // The hard cap is ours, not the SDK's `maxTotalTimeout`: that one rejects locally without sending
+  // `notifications/cancelled`, leaving the tool running on the server. Aborting the signal sends it.
+  const hardCap = new AbortController();
+  const timer = setTimeout(
+    () =>
+      hardCap.abort(
+        new McpError(ErrorCode.RequestTimeout, "Maximum total timeout exceeded", { maxTotalTimeout: limits.maxTotalTimeoutMs }),
+      ),
+    limits.maxTotalTimeoutMs,
+  );
+  try {
+    const result = await client.callTool({ name: remoteName, arguments: request.input }, undefined, {
+      signal: AbortSignal.any([request.signal, hardCap.signal]),
+      timeout: limits.timeoutMs,
+      resetTimeoutOnProgress: true,
+      // Always asked for, even without a listener: progress is what keeps a long call within its timeout.
+      onprogress: (progress) => request.onProgress?.(describeProgress(progress)),
+    });
+    if (!("content" in result)) return failed(`tool ${request.name} answered in an old format Parley does not read`);
+    return { output: mapToolResult(result as CallToolResult, limits.maxResultChars), connectionLost: false };
+  } catch (error) {
+    return describeFailure(error, server, request, limits);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function describeFailure(error: unknown, server: string, request: ToolCallRequest, limits: CallLimits): CallOutcome {
+  const tool = request.name;
+  if (request.signal.aborted) return failed(`tool ${tool} was cancelled by a person`);
+  if (error instanceof McpError) {
+    if (error.code === ErrorCode.RequestTimeout) {
+      const pastHardCap = typeof error.data === "object" && error.data !== null && "maxTotalTimeout" in error.data;
+      return failed(
+        pastHardCap
+          ? `tool ${tool} ran for more than ${seconds(limits.maxTotalTimeoutMs)} s in total and was cancelled`
+          : `tool ${tool} timed out after ${seconds(limits.timeoutMs)} s and was cancelled`,
+      );
+    }
+    if (error.code === ErrorCode.ConnectionClosed) {
+      return {
+        ...failed(`server ${server} stopped during the call to ${tool}; the call may or may not have taken effect`),
+        connectionLost: true,
+      };
+    }
+    return failed(`tool ${tool} failed: ${error.message}`);
+  }
+  // Not a protocol answer: the request did not get through (network down, session gone, process dead).
+  const message = error instanceof Error ? error.message : String(error);
+  return { ...failed(`tool ${tool} could not be called on server ${server}: ${message}`), connectionLost: true };
+}
+
+function failed(text: string): CallOutcome {
+  return { output: { content: [{ type: "text", text }], isError: true }, connectionLost: false };
+}
+
+function seconds(milliseconds: number): string {
+  return String(Math.round(milliseconds / 100) / 10);
+}
+
+/** `3/10 copying files`, on one short line. */
+function describeProgress(progress: Progress): string {
+  const count = progress.total === undefined ? `${progress.progress}` : `${progress.progress}/${progress.total}`;
+  const line = [count, progress.message].filter(Boolean).join(" ").replace(/\s+/g, " ");
+  return line.length > MAX_PROGRESS_LENGTH ? `${line.slice(0, MAX_PROGRESS_LENGTH - 1)}…` : line;
+}
