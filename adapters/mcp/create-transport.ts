@@ -2,7 +2,7 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { Logger } from "../../src/logger.js";
+import type { Logger } from "../../src/ports/logger.js";
 import { blankSecrets, secretsOf } from "./failure-detail.js";
 import type { McpServerConfig } from "./mcp-config.js";
 import { serverEnvironment } from "./server-environment.js";

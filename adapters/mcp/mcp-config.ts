@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import { ConfigError } from "../../src/errors.js";
+import { ConfigError } from "../../src/ports/errors.js";
 import { expandVariables } from "./expand-variables.js";
 
 /** A server Parley starts as a child process and speaks to over stdin/stdout. */

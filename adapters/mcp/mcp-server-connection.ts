@@ -1,6 +1,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ElicitRequestSchema, type Tool, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { Logger } from "../../src/logger.js";
+import type { Logger } from "../../src/ports/logger.js";
 import type { ServerState, ServerStatus, ToolCallRequest, ToolOutput } from "../../src/ports/tool-provider.js";
 import { type CallLimits, callTool } from "./call-tool.js";
 import { createTransport } from "./create-transport.js";

@@ -1,4 +1,4 @@
-import type { Logger } from "../../src/logger.js";
+import type { Logger } from "../../src/ports/logger.js";
 import type { ProvidedTool, ServerStatus, ToolCallRequest, ToolHints, ToolOutput, ToolProvider } from "../../src/ports/tool-provider.js";
 import type { CallLimits } from "./call-tool.js";
 import type { McpServersConfig } from "./mcp-config.js";

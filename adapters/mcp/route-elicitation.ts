@@ -1,5 +1,5 @@
 import type { ElicitRequest, ElicitResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Logger } from "../../src/logger.js";
+import type { Logger } from "../../src/ports/logger.js";
 import type { ElicitationResponse, ToolCallRequest } from "../../src/ports/tool-provider.js";
 import { checkElicitationAnswer, toElicitationFields } from "./elicitation-form.js";
 

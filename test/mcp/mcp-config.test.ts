@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadMcpConfig, parseMcpConfig } from "../../adapters/mcp/mcp-config.js";
-import { ConfigError } from "../../src/errors.js";
+import { ConfigError } from "../../src/ports/errors.js";
 
 const config = (servers: object) => JSON.stringify({ mcpServers: servers });
 

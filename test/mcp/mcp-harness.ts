@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { McpServersConfig } from "../../adapters/mcp/mcp-config.js";
 import { McpToolProvider, type McpToolProviderOptions } from "../../adapters/mcp/mcp-tool-provider.js";
-import type { Logger } from "../../src/logger.js";
+import type { Logger } from "../../src/ports/logger.js";
 import type { ToolCallRequest } from "../../src/ports/tool-provider.js";
 import { type TestServerOptions, testServerEntry } from "../fakes/mcp-test-server-entry.js";
 

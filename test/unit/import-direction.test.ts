@@ -63,7 +63,7 @@ describe("import direction", () => {
   });
 
   it("the checks themselves see imports and markup (they would catch a leak)", () => {
-    expect(imports("src/main.ts")).toContain("../db/sqlite-session-store.js");
+    expect(imports("src/main.ts")).toContain("../db/open-storage.js");
     expect(imports("adapters/slack/slack-adapter.ts").some((specifier) => specifier.includes("src/ports/"))).toBe(true);
     expect(/<[@#!]/.test(readFileSync(join(ROOT, "adapters", "slack", "slack-dialect.ts"), "utf8"))).toBe(true);
   });
