@@ -1,4 +1,4 @@
-import { ASK_TYPES, type AskSpec, FIELD_TYPES } from "../src/ask/spec.js";
+import { type AskSpec, FIELD_TYPES, STORED_ASK_TYPES } from "../src/ask/spec.js";
 import { StoreError } from "../src/ports/errors.js";
 import type { ChatMessage, ToolResultBlock } from "../src/ports/model-client.js";
 import type { AskAnswer } from "../src/ports/session-store.js";
@@ -12,17 +12,26 @@ export const RECORD_VERSION = 1;
 
 type Guard = (value: unknown) => boolean;
 
-const ASK_TYPE_SET = new Set<string>(ASK_TYPES);
+const ASK_TYPE_SET = new Set<string>(STORED_ASK_TYPES);
 const FIELD_TYPE_SET = new Set<string>(FIELD_TYPES);
 const isString = (value: unknown): value is string => typeof value === "string";
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const arrayOf = (guard: Guard) => (value: unknown) => Array.isArray(value) && value.every(guard);
 
+const isImageBlock: Guard = (value) =>
+  isRecord(value) &&
+  value.type === "image" &&
+  isRecord(value.source) &&
+  value.source.type === "base64" &&
+  isString(value.source.media_type) &&
+  isString(value.source.data);
+const isResultPart: Guard = (value) => (isRecord(value) && value.type === "text" && isString(value.text)) || isImageBlock(value);
+
 const isToolResult: Guard = (value) =>
   isRecord(value) &&
   value.type === "tool_result" &&
   isString(value.tool_use_id) &&
-  isString(value.content) &&
+  (isString(value.content) || arrayOf(isResultPart)(value.content)) &&
   (value.is_error === undefined || typeof value.is_error === "boolean");
 
 const isBlock: Guard = (value) => {
@@ -51,7 +60,12 @@ const isSpec: Guard = (value) =>
   arrayOf(isField)(value.fields) &&
   (value.default === undefined || isString(value.default) || typeof value.default === "boolean") &&
   typeof value.timeoutSeconds === "number" &&
-  typeof value.allowOther === "boolean";
+  typeof value.allowOther === "boolean" &&
+  (value.approval === undefined ||
+    (isRecord(value.approval) &&
+      isString(value.approval.tool) &&
+      isString(value.approval.argumentsHash) &&
+      isString(value.approval.argumentsText)));
 
 const isAnswerValue: Guard = (value) =>
   value === null ||
@@ -77,6 +91,7 @@ function read<T>(kind: string, guard: Guard, text: string): T {
 export const readContent = (text: string) => read<ChatMessage["content"]>("message", arrayOf(isBlock), text);
 export const readSpec = (text: string) => read<AskSpec>("ask spec", isSpec, text);
 export const readSiblingResults = (text: string) => read<ToolResultBlock[]>("ask sibling results", arrayOf(isToolResult), text);
+export const readToolResult = (text: string) => read<ToolResultBlock>("tool call result", isToolResult, text);
 export const readAnswer = (text: string | null) => (text === null ? null : read<AskAnswer>("ask answer", isAnswer, text));
 
 /** Refuses to write what could not be read back. */
@@ -86,4 +101,5 @@ function write(kind: string, guard: Guard, value: unknown): string {
 }
 
 export const writeSpec = (spec: AskSpec) => write("ask spec", isSpec, spec);
+export const writeToolResult = (result: ToolResultBlock) => write("tool call result", isToolResult, result);
 export const writeContent = (content: ChatMessage["content"]) => write("message", arrayOf(isBlock), content);

@@ -26,6 +26,7 @@ export class SqliteAdminQueries {
       deleteMessages: db.prepare("DELETE FROM messages WHERE session_id = ?"),
       deleteAsks: db.prepare("DELETE FROM asks WHERE session_id = ?"),
       deleteQueued: db.prepare("DELETE FROM queued_messages WHERE session_id = ?"),
+      deleteToolCalls: db.prepare("DELETE FROM tool_calls WHERE session_id = ?"),
       deleteSession: db.prepare("DELETE FROM sessions WHERE id = ? AND status IN ('idle', 'failed')"),
       settings: db.prepare<[], { key: string; value: string }>("SELECT key, value FROM settings"),
       saveSetting: db.prepare("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
@@ -79,6 +80,7 @@ export class SqliteAdminQueries {
           counts.messages += this.statements.deleteMessages.run(id).changes;
           counts.asks += this.statements.deleteAsks.run(id).changes;
           this.statements.deleteQueued.run(id);
+          this.statements.deleteToolCalls.run(id);
           counts.sessions += this.statements.deleteSession.run(id).changes;
         }
         return counts;

@@ -1,11 +1,12 @@
 import type Database from "better-sqlite3";
-import type { ChatMessage } from "../src/ports/model-client.js";
+import type { ChatMessage, ToolResultBlock } from "../src/ports/model-client.js";
 import type {
   Ask,
   AskResolution,
   AuditEntry,
   ConversationRef,
   NewSession,
+  NewToolCall,
   PurgeCounts,
   Session,
   SessionFilter,
@@ -15,10 +16,22 @@ import type {
   StepResult,
   Storage,
   StoreStats,
+  ToolCallRecord,
 } from "../src/ports/session-store.js";
 import { conversationKey } from "../src/ports/session-store.js";
 import { openDatabase } from "./open-database.js";
-import { checkVersion, RECORD_VERSION, readAnswer, readContent, readSiblingResults, readSpec, writeContent, writeSpec } from "./records.js";
+import {
+  checkVersion,
+  RECORD_VERSION,
+  readAnswer,
+  readContent,
+  readSiblingResults,
+  readSpec,
+  readToolResult,
+  writeContent,
+  writeSpec,
+  writeToolResult,
+} from "./records.js";
 import { SqliteAdminQueries } from "./sqlite-admin-queries.js";
 import { translateStoreErrors } from "./sqlite-errors.js";
 
@@ -50,6 +63,8 @@ interface SessionRow {
 interface StepParameters {
   id: string;
   added: number;
+  /** 1 when the step holds an assistant message (a model iteration), else 0. */
+  iteration: number;
   input: number;
   output: number;
   cacheRead: number;
@@ -81,6 +96,18 @@ const SESSION_COLUMNS = [
   "created_at",
   "updated_at",
 ] as const;
+
+interface ToolCallRow {
+  session_id: string;
+  tool_use_id: string;
+  v: number;
+  name: string;
+  arguments_hash: string;
+  status: ToolCallRecord["status"];
+  result: string | null;
+  started_at: number;
+  finished_at: number | null;
+}
 
 interface AskRow {
   id: string;
@@ -134,13 +161,13 @@ export class SqliteSessionStore implements Storage {
       dequeue: db.prepare("DELETE FROM queued_messages WHERE session_id = ?"),
       // Each step bumps the counters and returns the new message count, so no read precedes the inserts.
       step: db.prepare<StepParameters, { message_count: number }>(
-        `UPDATE sessions SET message_count = message_count + @added, turn_iterations = turn_iterations + 1,
+        `UPDATE sessions SET message_count = message_count + @added, turn_iterations = turn_iterations + @iteration,
            input_tokens = input_tokens + @input, output_tokens = output_tokens + @output,
            cache_read_tokens = cache_read_tokens + @cacheRead, cache_write_tokens = cache_write_tokens + @cacheWrite,
            updated_at = @now WHERE id = @id RETURNING message_count`,
       ),
       stepSuspend: db.prepare<StepParameters, { message_count: number }>(
-        `UPDATE sessions SET message_count = message_count + @added, turn_iterations = turn_iterations + 1,
+        `UPDATE sessions SET message_count = message_count + @added, turn_iterations = turn_iterations + @iteration,
            input_tokens = input_tokens + @input, output_tokens = output_tokens + @output,
            cache_read_tokens = cache_read_tokens + @cacheRead, cache_write_tokens = cache_write_tokens + @cacheWrite,
            updated_at = @now, status = 'waiting', turn_asks = turn_asks + 1, last_outcome = 'suspended', recovery_attempts = 0
@@ -159,8 +186,11 @@ export class SqliteSessionStore implements Storage {
         `UPDATE asks SET status = @status, answer = @answer, answered_by = @by, ended_at = @now
          WHERE id = @id AND status = 'pending' RETURNING *`,
       ),
-      resumeSession: db.prepare<{ id: string; status: string; outcome: string | null; now: number }, { message_count: number }>(
-        `UPDATE sessions SET status = @status, message_count = message_count + 1, last_outcome = COALESCE(@outcome, last_outcome),
+      resumeSession: db.prepare<
+        { id: string; status: string; added: number; outcome: string | null; now: number },
+        { message_count: number }
+      >(
+        `UPDATE sessions SET status = @status, message_count = message_count + @added, last_outcome = COALESCE(@outcome, last_outcome),
            recovery_attempts = 0, updated_at = @now WHERE id = @id RETURNING message_count`,
       ),
       askWithSession: db.prepare<[string], AskRow & { [column: `s_${string}`]: unknown }>(
@@ -183,6 +213,17 @@ export class SqliteSessionStore implements Storage {
         "UPDATE sessions SET recovery_attempts = recovery_attempts + 1 WHERE id = ? RETURNING recovery_attempts",
       ),
       asksOfSession: db.prepare<[string], AskRow>("SELECT * FROM asks WHERE session_id = ? ORDER BY created_at, id"),
+      askForToolUse: db.prepare<[string, string], AskRow>(
+        "SELECT * FROM asks WHERE session_id = ? AND tool_use_id = ? ORDER BY created_at DESC, id DESC LIMIT 1",
+      ),
+      toolCall: db.prepare<[string, string], ToolCallRow>("SELECT * FROM tool_calls WHERE session_id = ? AND tool_use_id = ?"),
+      startToolCall: db.prepare(
+        `INSERT OR IGNORE INTO tool_calls (session_id, tool_use_id, v, name, arguments_hash, status, started_at)
+         VALUES (@sessionId, @toolUseId, ${RECORD_VERSION}, @name, @argumentsHash, 'started', @now)`,
+      ),
+      finishToolCall: db.prepare(
+        "UPDATE tool_calls SET status = 'finished', result = ?, finished_at = ? WHERE session_id = ? AND tool_use_id = ?",
+      ),
       audit: db.prepare("INSERT INTO audit (at, actor, action, target, outcome) VALUES (@at, @actor, @action, @target, @outcome)"),
     };
   }
@@ -244,6 +285,7 @@ export class SqliteSessionStore implements Storage {
         const parameters = {
           id: sessionId,
           added: step.messages.length,
+          iteration: step.messages.some((message) => message.role === "assistant") ? 1 : 0,
           input: step.usage.inputTokens,
           output: step.usage.outputTokens,
           cacheRead: step.usage.cacheReadTokens,
@@ -316,18 +358,16 @@ export class SqliteSessionStore implements Storage {
           now: resolution.now,
         });
         if (!claimed) return undefined;
+        const { resultMessage } = resolution;
         const updated = this.statements.resumeSession.get({
           id: claimed.session_id,
           status: resolution.sessionStatus,
+          added: resultMessage ? 1 : 0,
           outcome: resolution.outcome ?? null,
           now: resolution.now,
         })!;
-        this.statements.insertMessage.run(
-          claimed.session_id,
-          updated.message_count - 1,
-          "user",
-          writeContent(resolution.resultMessage.content),
-        );
+        if (resultMessage)
+          this.statements.insertMessage.run(claimed.session_id, updated.message_count - 1, "user", writeContent(resultMessage.content));
         this.statements.audit.run(resolution.audit);
         return toAsk(claimed);
       })
@@ -356,6 +396,24 @@ export class SqliteSessionStore implements Storage {
 
   async listSessionsByStatus(status: SessionStatus): Promise<Session[]> {
     return this.statements.sessionsByStatus.all(status).map(toSession);
+  }
+
+  async askForToolUse(sessionId: string, toolUseId: string): Promise<Ask | undefined> {
+    const row = this.statements.askForToolUse.get(sessionId, toolUseId);
+    return row ? toAsk(row) : undefined;
+  }
+
+  async getToolCall(sessionId: string, toolUseId: string): Promise<ToolCallRecord | undefined> {
+    const row = this.statements.toolCall.get(sessionId, toolUseId);
+    return row ? toToolCall(row) : undefined;
+  }
+
+  async startToolCall(call: NewToolCall): Promise<boolean> {
+    return this.statements.startToolCall.run(call).changes === 1;
+  }
+
+  async finishToolCall(sessionId: string, toolUseId: string, result: ToolResultBlock, now: number): Promise<void> {
+    this.statements.finishToolCall.run(writeToolResult(result), now, sessionId, toolUseId);
   }
 
   async requestStop(sessionId: string): Promise<void> {
@@ -421,6 +479,20 @@ function toSession(row: SessionRow): Session {
     },
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+  };
+}
+
+function toToolCall(row: ToolCallRow): ToolCallRecord {
+  checkVersion("tool call", row.v);
+  return {
+    sessionId: row.session_id,
+    toolUseId: row.tool_use_id,
+    name: row.name,
+    argumentsHash: row.arguments_hash,
+    status: row.status,
+    result: row.result === null ? null : readToolResult(row.result),
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
   };
 }
 

@@ -6,6 +6,7 @@ import {
   ButtonStyle,
   StringSelectMenuBuilder,
 } from "discord.js";
+import { APPROVE_LABEL, DENY_LABEL } from "../../src/ask/approval.js";
 import type { AskOption, AskSpec } from "../../src/ask/spec.js";
 import type { CardView } from "../../src/ports/platform-adapter.js";
 import { checkMessagePayload } from "./check-payload.js";
@@ -76,8 +77,17 @@ export function renderCard(card: CardView): DiscordMessageBody {
     case "message":
       lastRow.addComponents(button("Continue", { kind: "continue", askId }));
       break;
+    case "approval":
+      // Exactly Approve and Deny (DESIGN §11), then a way to deny with a reason in a form; no Cancel.
+      lastRow.addComponents(
+        button(APPROVE_LABEL, { kind: "option", askId, index: 0 }, ButtonStyle.Success),
+        button(DENY_LABEL, { kind: "option", askId, index: 1 }, ButtonStyle.Danger),
+        button("Deny with reason…", { kind: "open", askId, part: 0 }, ButtonStyle.Secondary),
+      );
+      hints.push("Or reply in this thread: approve, or your reason to deny.");
+      break;
   }
-  lastRow.addComponents(button("Cancel", { kind: "cancel", askId }, ButtonStyle.Secondary));
+  if (spec.type !== "approval") lastRow.addComponents(button("Cancel", { kind: "cancel", askId }, ButtonStyle.Secondary));
   rows.push(lastRow);
 
   const footer = `-# ${whoMayAnswer(card)} · expires <t:${Math.floor(card.deadline / 1000)}:R>`;

@@ -1,4 +1,5 @@
 import type { types } from "@slack/bolt";
+import { APPROVE_LABEL, DENY_LABEL } from "../../src/ask/approval.js";
 import type { AskOption, AskSpec } from "../../src/ask/spec.js";
 import { actionIds } from "./action-ids.js";
 import { CHOICE_LIMITS, SLACK_LIMITS } from "./slack-limits.js";
@@ -84,6 +85,18 @@ export function renderControls(askId: string, spec: AskSpec): Block[] {
     case "message":
       elements = [button("Continue", actionIds.continue(askId), "primary")];
       break;
+    case "approval":
+      // Exactly Approve and Deny (DESIGN §11), then a way to deny with a reason in a form.
+      elements = [
+        button(APPROVE_LABEL, actionIds.option(askId, 0), "primary"),
+        button(DENY_LABEL, actionIds.option(askId, 1), "danger"),
+        button("Deny with reason…", actionIds.open(askId)),
+      ];
+      hint = "Or reply in this thread: *approve*, or your reason to deny.";
+      return [
+        { type: "actions", elements },
+        { type: "context", elements: [mrkdwnText(hint)] },
+      ];
   }
   const blocks: Block[] = [{ type: "actions", elements: [...elements, cancelButton(askId)] }];
   if (hint) blocks.push({ type: "context", elements: [mrkdwnText(hint)] });

@@ -5,6 +5,11 @@ export function renderCard(card: CardView, now: number): string {
   const { spec } = card;
   const lines = [`┌─ ${spec.title ?? "Question"} (${spec.type}) · expires ${describeDeadline(card.deadline - now)}`];
   for (const line of spec.question.split("\n")) lines.push(`│ ${line}`);
+  // A terminal has room: arguments cut on the card are shown whole below it.
+  if (spec.approval && !spec.question.includes(spec.approval.argumentsText)) {
+    lines.push("│ All arguments:");
+    for (const line of spec.approval.argumentsText.split("\n")) lines.push(`│   ${line}`);
+  }
   for (const [index, option] of spec.options.entries()) lines.push(`│   ${index + 1}. ${option.label}`);
   lines.push(`│ ${howToAnswer(card)}`);
   lines.push("└─ type cancel to cancel");
@@ -27,6 +32,8 @@ function howToAnswer(card: CardView): string {
       return "Fill in each field below.";
     case "message":
       return "Press Enter to continue.";
+    case "approval":
+      return "Type 1 to approve, 2 to deny, or a reason to deny with it.";
   }
 }
 

@@ -33,6 +33,7 @@ const PURGE: Statement = {
     deleted_messages AS (DELETE FROM messages WHERE session_id IN (SELECT id FROM purgeable) RETURNING 1),
     deleted_asks AS (DELETE FROM asks WHERE session_id IN (SELECT id FROM purgeable) RETURNING 1),
     deleted_queued AS (DELETE FROM queued_messages WHERE session_id IN (SELECT id FROM purgeable) RETURNING 1),
+    deleted_tool_calls AS (DELETE FROM tool_calls WHERE session_id IN (SELECT id FROM purgeable) RETURNING 1),
     deleted_sessions AS (DELETE FROM sessions WHERE id IN (SELECT id FROM purgeable) RETURNING 1)
   SELECT (SELECT COUNT(*) FROM deleted_sessions)::integer AS sessions, (SELECT COUNT(*) FROM deleted_messages)::integer AS messages,
     (SELECT COUNT(*) FROM deleted_asks)::integer AS asks, (SELECT COUNT(*) FROM deleted_queued)::integer AS queued`,

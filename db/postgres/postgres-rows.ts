@@ -1,4 +1,4 @@
-import type { Ask, Session, SessionStatus } from "../../src/ports/session-store.js";
+import type { Ask, Session, SessionStatus, ToolCallRecord } from "../../src/ports/session-store.js";
 // The one import of the row codecs for the PostgreSQL store: if they move, only this line changes.
 import {
   checkVersion,
@@ -7,11 +7,40 @@ import {
   readContent,
   readSiblingResults,
   readSpec,
+  readToolResult,
   writeContent,
   writeSpec,
+  writeToolResult,
 } from "../records.js";
 
-export { checkVersion, RECORD_VERSION, readContent, writeContent, writeSpec };
+export { checkVersion, RECORD_VERSION, readContent, writeContent, writeSpec, writeToolResult };
+
+/** A tool_calls row. */
+export interface ToolCallRow {
+  session_id: string;
+  tool_use_id: string;
+  v: number;
+  name: string;
+  arguments_hash: string;
+  status: ToolCallRecord["status"];
+  result: string | null;
+  started_at: number;
+  finished_at: number | null;
+}
+
+export function toToolCall(row: ToolCallRow): ToolCallRecord {
+  checkVersion("tool call", row.v);
+  return {
+    sessionId: row.session_id,
+    toolUseId: row.tool_use_id,
+    name: row.name,
+    argumentsHash: row.arguments_hash,
+    status: row.status,
+    result: row.result === null ? null : readToolResult(row.result),
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+  };
+}
 
 /** A sessions row as the pool returns it (BIGINT parsed to number, see postgres-pool.ts). */
 export interface SessionRow {

@@ -1,11 +1,12 @@
 import type pg from "pg";
-import type { ChatMessage } from "../../src/ports/model-client.js";
+import type { ChatMessage, ToolResultBlock } from "../../src/ports/model-client.js";
 import type {
   Ask,
   AskResolution,
   AuditEntry,
   ConversationRef,
   NewSession,
+  NewToolCall,
   PurgeCounts,
   Session,
   SessionFilter,
@@ -15,13 +16,26 @@ import type {
   StepResult,
   Storage,
   StoreStats,
+  ToolCallRecord,
 } from "../../src/ports/session-store.js";
 import { conversationKey } from "../../src/ports/session-store.js";
 import { migrate } from "./migrate.js";
 import { PostgresAdminQueries } from "./postgres-admin-queries.js";
 import { translated } from "./postgres-errors.js";
 import { createPool, type PoolOptions, run, type Statement, transaction } from "./postgres-pool.js";
-import { type AskRow, checkVersion, readContent, type SessionRow, toAsk, toSession, writeContent, writeSpec } from "./postgres-rows.js";
+import {
+  type AskRow,
+  checkVersion,
+  readContent,
+  type SessionRow,
+  type ToolCallRow,
+  toAsk,
+  toSession,
+  toToolCall,
+  writeContent,
+  writeSpec,
+  writeToolResult,
+} from "./postgres-rows.js";
 import { SQL } from "./postgres-statements.js";
 
 /** Options of `PostgresSessionStore.open`: the schema, the lock timeout, the pool size. */
@@ -113,10 +127,13 @@ export class PostgresSessionStore implements Storage {
     return this.transaction(async (client): Promise<StepResult> => {
       const { usage } = step;
       const counters = [step.messages.length, usage.inputTokens, usage.outputTokens, usage.cacheReadTokens, usage.cacheWriteTokens];
+      // A step holding an assistant message is one model iteration; a step of tool results only is not.
+      const iteration = step.messages.some((message) => message.role === "assistant") ? 1 : 0;
       const updated = await run<{ message_count: number }>(client, step.ask ? SQL.stepSuspend : SQL.step, [
         sessionId,
         ...counters,
         step.now,
+        iteration,
       ]);
       const messageCount = updated.rows[0]?.message_count;
       if (messageCount === undefined) throw new Error(`no session ${sessionId}`);
@@ -188,7 +205,7 @@ export class PostgresSessionStore implements Storage {
       resolution.now,
       resolution.sessionStatus,
       resolution.outcome ?? null,
-      writeContent(resolution.resultMessage.content),
+      resolution.resultMessage ? writeContent(resolution.resultMessage.content) : null,
       audit.at,
       audit.actor,
       audit.action,
@@ -220,6 +237,25 @@ export class PostgresSessionStore implements Storage {
 
   async listSessionsByStatus(status: SessionStatus): Promise<Session[]> {
     return (await this.query<SessionRow>(SQL.sessionsByStatus, [status])).rows.map(toSession);
+  }
+
+  async askForToolUse(sessionId: string, toolUseId: string): Promise<Ask | undefined> {
+    const row = (await this.query<AskRow>(SQL.askForToolUse, [sessionId, toolUseId])).rows[0];
+    return row ? toAsk(row) : undefined;
+  }
+
+  async getToolCall(sessionId: string, toolUseId: string): Promise<ToolCallRecord | undefined> {
+    const row = (await this.query<ToolCallRow>(SQL.toolCall, [sessionId, toolUseId])).rows[0];
+    return row ? toToolCall(row) : undefined;
+  }
+
+  async startToolCall(call: NewToolCall): Promise<boolean> {
+    const values = [call.sessionId, call.toolUseId, call.name, call.argumentsHash, call.now];
+    return (await this.query(SQL.startToolCall, values)).rowCount === 1;
+  }
+
+  async finishToolCall(sessionId: string, toolUseId: string, result: ToolResultBlock, now: number): Promise<void> {
+    await this.query(SQL.finishToolCall, [sessionId, toolUseId, writeToolResult(result), now]);
   }
 
   async requestStop(sessionId: string): Promise<void> {

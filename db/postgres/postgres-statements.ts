@@ -38,14 +38,14 @@ export const SQL = {
   // the UPDATE also takes the session's row lock for the rest of the transaction.
   step: statement(
     "step",
-    `UPDATE sessions SET message_count = message_count + $2, turn_iterations = turn_iterations + 1,
+    `UPDATE sessions SET message_count = message_count + $2, turn_iterations = turn_iterations + $8,
        input_tokens = input_tokens + $3, output_tokens = output_tokens + $4,
        cache_read_tokens = cache_read_tokens + $5, cache_write_tokens = cache_write_tokens + $6,
        updated_at = $7 WHERE id = $1 RETURNING message_count`,
   ),
   stepSuspend: statement(
     "step-suspend",
-    `UPDATE sessions SET message_count = message_count + $2, turn_iterations = turn_iterations + 1,
+    `UPDATE sessions SET message_count = message_count + $2, turn_iterations = turn_iterations + $8,
        input_tokens = input_tokens + $3, output_tokens = output_tokens + $4,
        cache_read_tokens = cache_read_tokens + $5, cache_write_tokens = cache_write_tokens + $6,
        updated_at = $7, status = 'waiting', turn_asks = turn_asks + 1, last_outcome = 'suspended', recovery_attempts = 0
@@ -70,11 +70,13 @@ export const SQL = {
     `WITH claimed AS (
        UPDATE asks SET status = $2, answer = $3, answered_by = $4, ended_at = $5 WHERE id = $1 AND status = 'pending' RETURNING *
      ), resumed AS (
-       UPDATE sessions SET status = $6, message_count = message_count + 1, last_outcome = COALESCE($7, last_outcome),
-         recovery_attempts = 0, updated_at = $5
+       UPDATE sessions SET status = $6, message_count = message_count + (CASE WHEN $8::text IS NULL THEN 0 ELSE 1 END),
+         last_outcome = COALESCE($7, last_outcome), recovery_attempts = 0, updated_at = $5
        FROM claimed WHERE sessions.id = claimed.session_id RETURNING sessions.id, sessions.message_count
      ), appended AS (
-       INSERT INTO messages (session_id, seq, v, role, content) SELECT id, message_count - 1, ${RECORD_VERSION}, 'user', $8 FROM resumed
+       -- An approval appends nothing ($8 null): its decision is read when the turn runs the call.
+       INSERT INTO messages (session_id, seq, v, role, content)
+       SELECT id, message_count - 1, ${RECORD_VERSION}, 'user', $8 FROM resumed WHERE $8::text IS NOT NULL
      ), audited AS (
        INSERT INTO audit (at, actor, action, target, outcome) SELECT $9, $10, $11, $12, $13 FROM claimed
      )
@@ -101,5 +103,19 @@ export const SQL = {
     "UPDATE sessions SET recovery_attempts = recovery_attempts + 1 WHERE id = $1 RETURNING recovery_attempts",
   ),
   asksOfSession: statement("asks-of-session", "SELECT * FROM asks WHERE session_id = $1 ORDER BY created_at, id"),
+  askForToolUse: statement(
+    "ask-for-tool-use",
+    "SELECT * FROM asks WHERE session_id = $1 AND tool_use_id = $2 ORDER BY created_at DESC, id DESC LIMIT 1",
+  ),
+  toolCall: statement("tool-call", "SELECT * FROM tool_calls WHERE session_id = $1 AND tool_use_id = $2"),
+  startToolCall: statement(
+    "start-tool-call",
+    `INSERT INTO tool_calls (session_id, tool_use_id, v, name, arguments_hash, status, started_at)
+     VALUES ($1, $2, ${RECORD_VERSION}, $3, $4, 'started', $5) ON CONFLICT DO NOTHING`,
+  ),
+  finishToolCall: statement(
+    "finish-tool-call",
+    "UPDATE tool_calls SET status = 'finished', result = $3, finished_at = $4 WHERE session_id = $1 AND tool_use_id = $2",
+  ),
   audit: statement("audit", "INSERT INTO audit (at, actor, action, target, outcome) VALUES ($1, $2, $3, $4, $5)"),
 } as const;

@@ -1,3 +1,4 @@
+import { checkApproval } from "./approval.js";
 import type { AskSpec } from "./spec.js";
 
 /** What a person did, as the platform saw it, before it is checked against the spec. */
@@ -23,6 +24,7 @@ export function answerFromText(spec: AskSpec, text: string): AnswerInput {
   const trimmed = text.trim();
   const folded = trimmed.toLowerCase();
   if (spec.type === "message") return { kind: "acknowledge" };
+  if (spec.type === "approval") return { kind: "text", text };
   if (spec.type === "select" || spec.type === "buttons") {
     const index = findOption(spec, folded);
     if (index !== undefined) return { kind: "option", index };
@@ -68,6 +70,8 @@ export function checkAnswer(spec: AskSpec, input: AnswerInput): AnswerCheck {
       return checkInput(spec, input);
     case "form":
       return checkForm(spec, input);
+    case "approval":
+      return checkApproval(input);
   }
 }
 
@@ -168,5 +172,5 @@ export function maskAnswer(spec: AskSpec, value: AnswerValue): AnswerValue {
 
 /** True when the answer carries a secret, so the in-memory and the stored result differ. */
 export function hasSecret(spec: AskSpec): boolean {
-  return spec.fields.some((field) => field.type === "password");
+  return spec.type === "form" && spec.fields.some((field) => field.type === "password");
 }

@@ -1,4 +1,5 @@
 import type { AnswerValue } from "./answer.js";
+import { describeDecision } from "./approval.js";
 import type { AskSpec } from "./spec.js";
 
 const MAX_SUMMARY_CHARS = 300;
@@ -8,7 +9,8 @@ export function describeAnswer(spec: AskSpec, value: AnswerValue | null, other?:
   if (value === null) return "";
   const label = (raw: string) => spec.options.find((option) => option.value === raw)?.label ?? raw;
   let text: string;
-  if (spec.type === "confirm") text = value === true ? "Yes" : "No";
+  if (spec.type === "approval") text = describeDecision(value);
+  else if (spec.type === "confirm") text = value === true ? "Yes" : "No";
   else if (spec.type === "message") text = "Continued";
   else if (Array.isArray(value)) text = value.length === 0 ? "(none)" : value.map(label).join(", ");
   else if (typeof value === "object") {

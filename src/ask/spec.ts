@@ -2,7 +2,9 @@ import { z } from "zod";
 
 /** The seven card types the model can ask for (DESIGN §2). */
 export const ASK_TYPES = ["confirm", "select", "multiselect", "input", "buttons", "form", "message"] as const;
-export type AskType = (typeof ASK_TYPES)[number];
+/** The model's types, and `approval`: a person's OK for one exact tool call, asked by code, never by the model. */
+export type AskType = (typeof ASK_TYPES)[number] | "approval";
+export const STORED_ASK_TYPES: readonly AskType[] = [...ASK_TYPES, "approval"];
 
 export const FIELD_TYPES = ["text", "password", "number", "toggle"] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -33,6 +35,16 @@ export interface AskField {
   required: boolean;
 }
 
+/** What an approval is bound to: the tool and the hash of the exact arguments (DESIGN §11). */
+export interface ApprovalFacts {
+  /** The exposed tool name, `<server>__<tool>`. */
+  tool: string;
+  /** SHA-256 of the canonical JSON of the arguments shown on the card. */
+  argumentsHash: string;
+  /** The arguments, pretty-printed, whole (cards show them cut, with a way to see all of them). */
+  argumentsText: string;
+}
+
 /** The one normalised shape every dialect becomes. It is stored, rendered and validated against. */
 export interface AskSpec {
   type: AskType;
@@ -44,6 +56,8 @@ export interface AskSpec {
   default?: string | boolean;
   timeoutSeconds: number;
   allowOther: boolean;
+  /** Only on `approval` specs. */
+  approval?: ApprovalFacts;
 }
 
 export type SpecResult = { ok: true; spec: AskSpec } | { ok: false; error: string };

@@ -1,10 +1,13 @@
 import { z } from "zod";
 import { ASK_USER_INPUT_SCHEMA } from "../ask/spec.js";
 import type { ToolDefinition } from "../ports/model-client.js";
+import type { ToolHints } from "../ports/tool-provider.js";
 
 /** A tool the agent may call; its input is parsed by its zod schema before `run`. */
 export interface Tool {
   definition: ToolDefinition;
+  /** What the tool does to the world; a read-only tool runs without approval unless a rule says otherwise. */
+  hints?: ToolHints;
   run(input: unknown): Promise<string>;
 }
 
@@ -15,6 +18,7 @@ export function defineTool<Schema extends z.ZodObject>(options: {
   name: string;
   description: string;
   input: Schema;
+  hints?: ToolHints;
   run: (input: z.infer<Schema>) => Promise<string> | string;
 }): Tool {
   if (!(options.input instanceof z.ZodObject)) throw new TypeError(`tool ${options.name}: input must be a zod object schema`);
@@ -22,6 +26,7 @@ export function defineTool<Schema extends z.ZodObject>(options: {
   delete inputSchema.$schema;
   return {
     definition: { name: options.name, description: options.description, inputSchema },
+    ...(options.hints ? { hints: options.hints } : {}),
     async run(input) {
       const parsed = options.input.safeParse(input);
       if (!parsed.success) throw new Error(`invalid input: ${z.prettifyError(parsed.error)}`);
@@ -45,5 +50,6 @@ export const CURRENT_TIME_TOOL = defineTool({
   name: "current_time",
   description: "Returns the current date and time in ISO 8601 (UTC).",
   input: z.object({}),
+  hints: { readOnly: true, idempotent: true },
   run: () => new Date().toISOString(),
 });

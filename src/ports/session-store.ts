@@ -73,7 +73,10 @@ export interface NewAsk {
   deadline: number;
 }
 
-/** One iteration of the loop, written in one transaction. */
+/**
+ * One iteration of the loop, written in one transaction. A step holding an assistant message counts as one
+ * model iteration of the turn (`turnIterations`); a step of tool results only does not.
+ */
 export interface Step {
   messages: ChatMessage[];
   usage: TokenUsage;
@@ -90,8 +93,11 @@ export interface AskResolution {
   status: Exclude<AskStatus, "pending">;
   answer: AskAnswer | null;
   answeredBy: string | null;
-  /** The user message with every tool_result of the suspended assistant message, secrets masked. */
-  resultMessage: ChatMessage;
+  /**
+   * The user message with every tool_result of the suspended assistant message, secrets masked; null for an
+   * approval, whose decision is read when the turn runs the approved call (nothing is appended then).
+   */
+  resultMessage: ChatMessage | null;
   /** `running` resumes the loop; `idle` ends the turn (Stop). */
   sessionStatus: "running" | "idle";
   outcome?: TurnOutcome;
@@ -101,6 +107,30 @@ export interface AskResolution {
 }
 
 export type StartOrQueue = "started" | "queued" | "waiting" | "duplicate";
+
+/** A tool call about to be sent: committed before it leaves, so a crash can never send it twice. */
+export interface NewToolCall {
+  sessionId: string;
+  toolUseId: string;
+  /** The exposed tool name. */
+  name: string;
+  /** SHA-256 of the canonical JSON of the arguments actually sent. */
+  argumentsHash: string;
+  now: number;
+}
+
+/** The journal entry of one tool call: `started` until its result is stored. */
+export interface ToolCallRecord {
+  sessionId: string;
+  toolUseId: string;
+  name: string;
+  argumentsHash: string;
+  status: "started" | "finished";
+  /** The tool_result given to the model; null while started. */
+  result: ToolResultBlock | null;
+  startedAt: number;
+  finishedAt: number | null;
+}
 
 export interface SessionFilter {
   status?: SessionStatus;
@@ -174,6 +204,14 @@ export interface SessionStore {
    * Returns the ask's status after the write: not `pending` when it ended while its card was being posted.
    */
   setCardRef(askId: string, cardRef: string, deadline: number): Promise<AskStatus | undefined>;
+  /** The newest ask made for one tool call of a session (its approval), if any. */
+  askForToolUse(sessionId: string, toolUseId: string): Promise<Ask | undefined>;
+  /** The journal entry of one tool call of a session, if it was ever started. */
+  getToolCall(sessionId: string, toolUseId: string): Promise<ToolCallRecord | undefined>;
+  /** Records that a call is about to be sent; false, and nothing written, when it was recorded before. */
+  startToolCall(call: NewToolCall): Promise<boolean>;
+  /** Stores a started call's result (the tool_result the model reads). */
+  finishToolCall(sessionId: string, toolUseId: string, result: ToolResultBlock, now: number): Promise<void>;
   /** Sets the Stop flag of a running turn; the loop reads it between iterations. */
   requestStop(sessionId: string): Promise<void>;
   /** Appends one row to the audit trail. */

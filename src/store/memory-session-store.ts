@@ -1,4 +1,4 @@
-import type { ChatMessage } from "../ports/model-client.js";
+import type { ChatMessage, ToolResultBlock } from "../ports/model-client.js";
 import {
   type Ask,
   type AskResolution,
@@ -6,6 +6,7 @@ import {
   type ConversationRef,
   conversationKey,
   type NewSession,
+  type NewToolCall,
   type PurgeCounts,
   type Session,
   type SessionFilter,
@@ -15,6 +16,7 @@ import {
   type StepResult,
   type Storage,
   type StoreStats,
+  type ToolCallRecord,
 } from "../ports/session-store.js";
 import { computeStats } from "./memory-stats.js";
 import { endTransition, messageTransition } from "./transitions.js";
@@ -28,6 +30,7 @@ export class MemorySessionStore implements Storage {
   private readonly queued = new Map<string, ChatMessage[]>();
   private readonly asks = new Map<string, Ask>();
   private readonly settings = new Map<string, string>();
+  private readonly toolCalls = new Map<string, ToolCallRecord>();
   readonly auditTrail: AuditEntry[] = [];
 
   async claimEvent(eventId: string, now: number): Promise<boolean> {
@@ -108,7 +111,7 @@ export class MemorySessionStore implements Storage {
     const session = this.mustGet(sessionId);
     const history = this.messages.get(sessionId)!;
     history.push(...copy(step.messages));
-    session.turnIterations++;
+    if (step.messages.some((message) => message.role === "assistant")) session.turnIterations++;
     session.usage.inputTokens += step.usage.inputTokens;
     session.usage.outputTokens += step.usage.outputTokens;
     session.usage.cacheReadTokens += step.usage.cacheReadTokens;
@@ -172,7 +175,7 @@ export class MemorySessionStore implements Storage {
     ask.answeredBy = resolution.answeredBy;
     ask.endedAt = resolution.now;
     const session = this.mustGet(ask.sessionId);
-    this.messages.get(ask.sessionId)!.push(copy(resolution.resultMessage));
+    if (resolution.resultMessage) this.messages.get(ask.sessionId)!.push(copy(resolution.resultMessage));
     session.status = resolution.sessionStatus;
     session.recoveryAttempts = 0;
     if (resolution.outcome) session.lastOutcome = resolution.outcome;
@@ -211,6 +214,41 @@ export class MemorySessionStore implements Storage {
 
   async listSessionsByStatus(status: SessionStatus): Promise<Session[]> {
     return [...this.sessions.values()].filter((session) => session.status === status).map(copy);
+  }
+
+  async askForToolUse(sessionId: string, toolUseId: string): Promise<Ask | undefined> {
+    const asks = [...this.asks.values()].filter((ask) => ask.sessionId === sessionId && ask.toolUseId === toolUseId);
+    const newest = asks.sort((a, b) => b.createdAt - a.createdAt)[0];
+    return newest ? copy(newest) : undefined;
+  }
+
+  async getToolCall(sessionId: string, toolUseId: string): Promise<ToolCallRecord | undefined> {
+    const record = this.toolCalls.get(`${sessionId}:${toolUseId}`);
+    return record ? copy(record) : undefined;
+  }
+
+  async startToolCall(call: NewToolCall): Promise<boolean> {
+    const key = `${call.sessionId}:${call.toolUseId}`;
+    if (this.toolCalls.has(key)) return false;
+    this.toolCalls.set(key, {
+      sessionId: call.sessionId,
+      toolUseId: call.toolUseId,
+      name: call.name,
+      argumentsHash: call.argumentsHash,
+      status: "started",
+      result: null,
+      startedAt: call.now,
+      finishedAt: null,
+    });
+    return true;
+  }
+
+  async finishToolCall(sessionId: string, toolUseId: string, result: ToolResultBlock, now: number): Promise<void> {
+    const record = this.toolCalls.get(`${sessionId}:${toolUseId}`);
+    if (!record) throw new Error(`no started tool call ${toolUseId}`);
+    record.status = "finished";
+    record.result = copy(result);
+    record.finishedAt = now;
   }
 
   async requestStop(sessionId: string): Promise<void> {
@@ -256,6 +294,7 @@ export class MemorySessionStore implements Storage {
       }
       this.messages.delete(session.id);
       this.queued.delete(session.id);
+      for (const [key, record] of this.toolCalls) if (record.sessionId === session.id) this.toolCalls.delete(key);
       this.sessions.delete(session.id);
       this.byKey.delete(conversationKey(session.conversation));
     }

@@ -155,6 +155,61 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
       }));
   });
 
+  describe(`tool calls and approvals: ${name}`, () => {
+    const call = { sessionId: "S1", toolUseId: "toolu_9", name: "files__write_file", argumentsHash: "ab".repeat(32), now: 5 };
+
+    it("journals a call once: started before it is sent, finished with its result, never started twice", () =>
+      withStore(async (store) => {
+        await suspended(store);
+        expect(await store.getToolCall("S1", "toolu_9")).toBeUndefined();
+        expect(await store.startToolCall(call)).toBe(true);
+        expect(await store.startToolCall({ ...call, now: 6 })).toBe(false);
+        expect(await store.getToolCall("S1", "toolu_9")).toMatchObject({ status: "started", result: null, startedAt: 5, name: call.name });
+        const result = { type: "tool_result" as const, tool_use_id: "toolu_9", content: [{ type: "text" as const, text: "written" }] };
+        await store.finishToolCall("S1", "toolu_9", result, 7);
+        expect(await store.getToolCall("S1", "toolu_9")).toMatchObject({ status: "finished", result, finishedAt: 7 });
+        // Another session's call with the same tool_use id is its own entry.
+        expect(await store.getToolCall("S2", "toolu_9")).toBeUndefined();
+      }));
+
+    it("finds the approval of a tool call, and an approval's claim appends no message", () =>
+      withStore(async (store) => {
+        await suspended(store);
+        expect((await store.askForToolUse("S1", "toolu_1"))?.id).toBe("A1");
+        expect(await store.askForToolUse("S1", "toolu_other")).toBeUndefined();
+        expect(await store.askForToolUse("S2", "toolu_1")).toBeUndefined();
+        const before = await store.loadMessages("S1");
+        const won = await store.resolveAsk("A1", {
+          status: "answered",
+          answer: { value: { decision: "approve" } },
+          answeredBy: "U1",
+          resultMessage: null,
+          sessionStatus: "running",
+          audit: { actor: "U1", action: "ask-answered", target: "A1", outcome: "answered", at: 4 },
+          now: 4,
+        });
+        expect(won?.status).toBe("answered");
+        expect(await store.loadMessages("S1")).toEqual(before);
+        expect((await store.getSession("S1"))?.status).toBe("running");
+        // The next step's messages still take the next places in the history.
+        await store.commitStep("S1", { messages: [user("after")], usage: USAGE, now: 5 });
+        expect((await store.loadMessages("S1")).at(-1)).toEqual(user("after"));
+      }));
+
+    it("counts a model iteration only for a step with an assistant message", () =>
+      withStore(async (store) => {
+        const session = await store.createSession({ id: "S1", conversation: CONVERSATION, ownerId: "U1", now: 1 });
+        await store.startTurnOrQueue(session.id, user("hi"), 2);
+        await store.commitStep(session.id, { messages: [assistantAsk("toolu_2")], usage: USAGE, now: 3 });
+        await store.commitStep(session.id, {
+          messages: [{ role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_2", content: "ok" }] }],
+          usage: USAGE,
+          now: 4,
+        });
+        expect((await store.getSession(session.id))?.turnIterations).toBe(1);
+      }));
+  });
+
   // The written table in src/store/transitions.ts, row by row: the next store implements a table, not a reading of code.
   describe(`session transitions: ${name}`, () => {
     /** Puts a fresh session into `status` through the store's own methods. */
