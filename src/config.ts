@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ConfigError } from "./ports/errors.js";
+import { parsePolicyRules } from "./tools/tool-policy.js";
 
 const optionalText = z
   .string()
@@ -48,6 +49,19 @@ const configShape = {
   MAX_ASK_USER_PER_TURN: integer(3, 0, 20),
   MAX_ITERATIONS: integer(20, 1, 200),
   ASK_TIMEOUT_S: integer(86400, 5, 604800),
+  SYSTEM_PROMPT: optionalText,
+  SYSTEM_PROMPT_FILE: optionalText,
+  MCP_CONFIG: optionalText,
+  TOOL_POLICY: optionalText.transform((value, context) => {
+    const parsed = parsePolicyRules(value ?? "");
+    if (!parsed.ok) {
+      context.addIssue({ code: "custom", message: parsed.error });
+      return z.NEVER;
+    }
+    return parsed.rules;
+  }),
+  TOOL_TIMEOUT_S: integer(120, 1, 3600),
+  TOOL_RESULT_MAX_CHARS: integer(50_000, 1000, 1_000_000),
   LOG_LEVEL: optionalText
     .transform((value) => (value ?? "info").toLowerCase())
     .pipe(z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])),

@@ -3,14 +3,18 @@ import { TerminalAdapter } from "../adapters/terminal/terminal-adapter.js";
 import { openStorage } from "../db/open-storage.js";
 import { AdminCommands } from "./admin/admin-commands.js";
 import { withStoredSettings } from "./admin/runtime-settings.js";
+import { mcpConfigPath, teamInstructions } from "./agent-setup.js";
 import { type Config, loadConfig } from "./config.js";
 import { Engine } from "./engine/engine.js";
 import { createRuntimeSettings, DEFAULT_SETTINGS, type EngineSettings } from "./engine/settings.js";
 import { loadEnvFileIfPresent } from "./env-file.js";
 import { createLogger, type Logger } from "./logger.js";
+import { buildSystemPrompt } from "./loop/system-prompt.js";
 import { CURRENT_TIME_TOOL } from "./loop/tools.js";
 import type { ServingAdapter } from "./ports/conversation.js";
 import { ConfigError } from "./ports/errors.js";
+import type { ToolProvider } from "./ports/tool-provider.js";
+import { TOOL_POLICY_SETTING, ToolRules } from "./tools/tool-rules.js";
 
 /** The composition root: the only place that reads the environment and wires adapters, store and model. */
 async function main(): Promise<void> {
@@ -24,20 +28,26 @@ async function main(): Promise<void> {
     model: config.ANTHROPIC_MODEL,
     ...(config.ANTHROPIC_BASE_URL ? { baseURL: config.ANTHROPIC_BASE_URL } : {}),
   });
+  const storedSettings = await store.loadSettings();
+  const toolProvider = await mcpToolProvider(config, logger);
   const platforms = await platformAdapters(config, logger);
   const terminal = platforms.length === 0 ? new TerminalAdapter(process.stdin, process.stdout) : undefined;
   // Settings an admin changed with /parley config survive restarts and win over the environment.
-  const settings = createRuntimeSettings(withStoredSettings(settingsFrom(config), await store.loadSettings()));
+  const settings = createRuntimeSettings(withStoredSettings(settingsFrom(config), storedSettings));
+  const toolRules = new ToolRules(config.TOOL_POLICY, storedSettings[TOOL_POLICY_SETTING]);
   const engine = new Engine({
     store,
     model,
     adapters: terminal ? [terminal] : platforms,
     logger,
     tools: [CURRENT_TIME_TOOL],
+    ...(toolProvider ? { toolProvider } : {}),
+    toolRules,
+    systemPrompt: buildSystemPrompt(teamInstructions(config)),
     settings,
     adminUserIds: config.ADMIN_USER_IDS,
   });
-  const admin = new AdminCommands({ engine, store, settings });
+  const admin = new AdminCommands({ engine, store, settings, toolRules });
   const onCommand = admin.run.bind(admin);
 
   let stopping = false;
@@ -48,6 +58,7 @@ async function main(): Promise<void> {
     // Stop taking new work first, then let in-flight turns finish or reach their next checkpoint.
     for (const adapter of platforms) await adapter.stop().catch((error: unknown) => logger.warn({ err: error }, "adapter-stop failed"));
     await engine.close();
+    await toolProvider?.close();
     await store.close();
     logger.info({ reason }, "shutdown-done");
     process.exit(0);
@@ -55,6 +66,8 @@ async function main(): Promise<void> {
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
   process.once("SIGINT", () => void shutdown("SIGINT"));
 
+  // Servers start (or fail, and retry by themselves) before recovery, so a recovered turn finds its tools.
+  await toolProvider?.start();
   // Adapters start before recovery, so a bad token fails before any card is posted.
   for (const adapter of platforms) await adapter.start(engine, onCommand);
   await engine.recover();
@@ -64,6 +77,22 @@ async function main(): Promise<void> {
     await terminal.run(engine);
     await shutdown("end-of-input");
   }
+}
+
+/** The MCP servers of the mcpServers file, if there is one; the MCP SDK is loaded only then. */
+async function mcpToolProvider(config: Config, logger: Logger): Promise<ToolProvider | undefined> {
+  const path = mcpConfigPath(config);
+  if (!path) return undefined;
+  const { loadMcpConfig } = await import("../adapters/mcp/mcp-config.js");
+  const { McpToolProvider } = await import("../adapters/mcp/mcp-tool-provider.js");
+  const servers = await loadMcpConfig(path, process.env);
+  return new McpToolProvider({
+    servers,
+    logger,
+    toolTimeoutMs: config.TOOL_TIMEOUT_S * 1000,
+    maxResultChars: config.TOOL_RESULT_MAX_CHARS,
+    parentEnvironment: process.env,
+  });
 }
 
 /** Platform SDKs are imported only when configured: the terminal starts without loading Bolt or discord.js. */

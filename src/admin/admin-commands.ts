@@ -6,6 +6,8 @@ import type { Actor, AdminReply, AdminRequest, AnswerOutcome } from "../ports/co
 import { answerNotice } from "../ports/notices.js";
 import { bold, code, joinRich, mention, type RichText, rich, untrusted } from "../ports/rich-text.js";
 import type { AdminQueries, Ask, SessionStore } from "../ports/session-store.js";
+import { matchesPattern, type PolicyRule } from "../tools/tool-policy.js";
+import { TOOL_POLICY_SETTING, type ToolRules } from "../tools/tool-rules.js";
 import { describeDuration, sessionRow, statusWord, truncate } from "./format.js";
 import { type AdminCommand, CONFIG_KEYS, parseCommand, USAGE } from "./parse-command.js";
 import { applySetting, CONFIG_FIELDS } from "./runtime-settings.js";
@@ -13,9 +15,11 @@ import { applySetting, CONFIG_FIELDS } from "./runtime-settings.js";
 export const SESSIONS_PAGE_SIZE = 10;
 
 export interface AdminCommandsDependencies {
-  engine: Pick<Engine, "answer" | "cancel" | "stop" | "retry" | "isAdmin">;
+  engine: Pick<Engine, "answer" | "cancel" | "stop" | "retry" | "isAdmin" | "catalog">;
   store: SessionStore & AdminQueries;
   settings: RuntimeSettings;
+  /** Tool policy rules; `/parley tools policy` adds to them. */
+  toolRules?: ToolRules;
   clock?: () => number;
 }
 
@@ -30,10 +34,12 @@ export class AdminCommands {
   private readonly engine: AdminCommandsDependencies["engine"];
   private readonly store: SessionStore & AdminQueries;
   private readonly settings: RuntimeSettings;
+  private readonly toolRules: ToolRules | undefined;
   private readonly clock: () => number;
 
   constructor(deps: AdminCommandsDependencies) {
     this.engine = deps.engine;
+    this.toolRules = deps.toolRules;
     this.store = deps.store;
     this.settings = deps.settings;
     this.clock = deps.clock ?? Date.now;
@@ -89,6 +95,8 @@ export class AdminCommands {
         return { reply: await this.stats(), target: "-", outcome: "ok" };
       case "config":
         return this.config(command.key, command.value);
+      case "tools":
+        return command.rule ? this.setToolPolicy(command.rule) : { reply: this.tools(), target: "-", outcome: "ok" };
       case "purge": {
         const counts = await this.store.purgeEnded(this.clock() - command.olderThanDays * 86_400_000);
         return {
@@ -212,6 +220,36 @@ export class AdminCommands {
       reply: rich`${code(key)} is now ${value}. It applies from the next step and survives restarts.`,
       target: key,
       outcome: `set ${value}`,
+    };
+  }
+
+  private tools(): RichText {
+    const catalog = this.engine.catalog;
+    const servers = catalog.servers().map((server) => {
+      const detail = server.detail ? rich` · ${untrusted(truncate(server.detail, 200))}` : [];
+      return rich`• ${code(server.name)}: ${server.state} · ${String(server.toolCount)} tools${detail}`;
+    });
+    const tools = catalog
+      .list()
+      .map((tool) => rich`• ${code(tool.definition.name)} ${tool.policy.policy} (${tool.policy.source}) · ${tool.origin}`);
+    return joinRich([
+      [bold("MCP servers")],
+      ...(servers.length > 0 ? servers : [["No MCP servers configured (MCP_CONFIG, or ./mcp.json)."]]),
+      [bold("Tools")],
+      ...(tools.length > 0 ? tools : [["No tools."]]),
+      rich`Change one: ${code(USAGE.tools)}`,
+    ]);
+  }
+
+  private async setToolPolicy(rule: PolicyRule): Promise<Handled> {
+    const target = `${rule.pattern}=${rule.policy}`;
+    if (!this.toolRules) return { reply: ["Tool policies cannot be changed here."], target, outcome: "unavailable" };
+    await this.store.saveSetting(TOOL_POLICY_SETTING, this.toolRules.set(rule));
+    const matched = this.engine.catalog.list().filter((tool) => matchesPattern(rule.pattern, tool.definition.name)).length;
+    return {
+      reply: rich`Tools matching ${code(rule.pattern)} are now ${bold(rule.policy)} (${String(matched)} now). It applies from the next step and survives restarts.`,
+      target,
+      outcome: "set",
     };
   }
 

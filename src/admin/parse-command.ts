@@ -1,4 +1,5 @@
 import type { SessionStatus } from "../ports/session-store.js";
+import { isPolicy, isPolicyPattern, type PolicyRule } from "../tools/tool-policy.js";
 
 export const CONFIG_KEYS = ["ask-budget", "ask-timeout", "answer-policy", "max-iterations"] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
@@ -12,6 +13,7 @@ export type AdminCommand =
   | { name: "stats" }
   | { name: "config"; key?: ConfigKey; value?: string }
   | { name: "purge"; olderThanDays: number }
+  | { name: "tools"; rule?: PolicyRule }
   | { name: "help" };
 
 export type ParseResult = { ok: true; command: AdminCommand } | { ok: false; error: string };
@@ -25,6 +27,7 @@ export const USAGE: Record<AdminCommand["name"], string> = {
   stats: "/parley stats",
   config: `/parley config [${CONFIG_KEYS.join("|")}] [value]`,
   purge: "/parley purge --older-than <days>",
+  tools: "/parley tools [policy <pattern> <auto|ask|deny>]",
   help: "/parley help",
 };
 
@@ -81,6 +84,14 @@ export function parseCommand(text: string): ParseResult {
       const days = Number(rest[1]);
       if (!Number.isInteger(days) || days < 1 || days > 36500) return usage("purge", "Days must be a whole number from 1");
       return { ok: true, command: { name: "purge", olderThanDays: days } };
+    }
+    case "tools": {
+      if (rest.length === 0) return { ok: true, command: { name: "tools" } };
+      const [word, pattern = "", policy = ""] = rest;
+      if (word !== "policy" || rest.length !== 3) return usage("tools");
+      if (!isPolicyPattern(pattern)) return usage("tools", "A pattern is letters, digits, _ - and * (for example files__*)");
+      if (!isPolicy(policy)) return usage("tools", "The policy is auto, ask or deny");
+      return { ok: true, command: { name: "tools", rule: { pattern, policy } } };
     }
     default:
       return { ok: false, error: `Unknown command "${head.slice(0, 40)}". Try /parley help.` };

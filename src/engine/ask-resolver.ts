@@ -31,6 +31,22 @@ export interface AskResolverDependencies {
   clock: () => number;
 }
 
+/**
+ * The message the claim appends. An approval appends none: the turn reads its decision when it runs the call.
+ * A Stop that ends the turn on an approval answers every call of the message `cancelled`, so no tool_use is left open.
+ */
+function resultMessageOf(ask: Ask, resolution: Resolution): ChatMessage | null {
+  if (ask.spec.type === "approval") {
+    if (!resolution.stop) return null;
+    const own = { type: "tool_result" as const, tool_use_id: ask.toolUseId, content: "cancelled", is_error: true };
+    return { role: "user", content: [own, ...ask.siblingResults] };
+  }
+  return {
+    role: "user",
+    content: [{ type: "tool_result", tool_use_id: ask.toolUseId, content: resultText(resolution.storedResult) }, ...ask.siblingResults],
+  };
+}
+
 /** Ends an ask exactly once (answer, cancel, timeout, stop), then settles its card and resumes or ends the turn. */
 export class AskResolver {
   constructor(private readonly deps: AskResolverDependencies) {}
@@ -38,10 +54,7 @@ export class AskResolver {
   async resolve(ask: Ask, session: Session, resolution: Resolution): Promise<AnswerOutcome> {
     const { actor, stop } = resolution;
     const now = this.deps.clock();
-    const resultMessage: ChatMessage = {
-      role: "user",
-      content: [{ type: "tool_result", tool_use_id: ask.toolUseId, content: resultText(resolution.storedResult) }, ...ask.siblingResults],
-    };
+    const resultMessage = resultMessageOf(ask, resolution);
     // Claim once: the compare-and-set, the result message and the audit row are one transaction.
     const won = await this.deps.store.resolveAsk(ask.id, {
       status: resolution.status,

@@ -4,12 +4,16 @@ import { type AskResult, answeredResult } from "../ask/result.js";
 import type { Logger } from "../logger.js";
 import { userText } from "../loop/history.js";
 import type { LoopResult } from "../loop/run-loop.js";
+import { buildSystemPrompt } from "../loop/system-prompt.js";
 import type { Tool } from "../loop/tools.js";
 import type { Actor, AnswerOutcome, Conversation, InboundMessage, MessageOutcome, OpenAnswer, StopOutcome } from "../ports/conversation.js";
 import type { ModelClient } from "../ports/model-client.js";
 import type { CardView, PlatformAdapter } from "../ports/platform-adapter.js";
 import { mention, type RichText, rich } from "../ports/rich-text.js";
 import type { Ask, ConversationRef, MaintenanceStore, Session, SessionStore } from "../ports/session-store.js";
+import type { ToolProvider } from "../ports/tool-provider.js";
+import { ToolCatalog } from "../tools/tool-catalog.js";
+import { ToolRules } from "../tools/tool-rules.js";
 import { AskResolver } from "./ask-resolver.js";
 import { CardDesk } from "./card-desk.js";
 import { Maintenance, SWEEP_INTERVAL_MS } from "./maintenance.js";
@@ -22,7 +26,14 @@ export interface EngineDependencies {
   model: ModelClient;
   adapters: PlatformAdapter[];
   logger: Logger;
+  /** Parley's own tools (current_time). */
   tools?: Tool[];
+  /** Tools from MCP servers. */
+  toolProvider?: ToolProvider;
+  /** Policy rules in force (TOOL_POLICY and admins'); read-only tools run, others ask, when absent. */
+  toolRules?: ToolRules;
+  /** The system prompt, the team's instructions included. */
+  systemPrompt?: string;
   settings?: RuntimeSettings;
   adminUserIds?: string[];
   clock?: () => number;
@@ -45,6 +56,8 @@ export class Engine implements Conversation {
   private readonly turns: TurnRunner;
   private readonly resolver: AskResolver;
   private readonly maintenance: Maintenance;
+  /** Every tool and its policy, for the loop and for `/parley tools`. */
+  readonly catalog: ToolCatalog;
   private sweeper: NodeJS.Timeout | undefined;
 
   constructor(deps: EngineDependencies) {
@@ -56,12 +69,19 @@ export class Engine implements Conversation {
     this.logger = deps.logger;
     const adapterFor = (session: Session) => this.adapterFor(session);
     const track = (task: () => Promise<void>) => this.track(task);
+    const rules = deps.toolRules ?? new ToolRules([], undefined);
+    this.catalog = new ToolCatalog({
+      builtIns: deps.tools ?? [],
+      ...(deps.toolProvider ? { provider: deps.toolProvider } : {}),
+      rules: () => rules.get(),
+    });
     // Built in dependency order: each collaborator gets only what already exists.
     this.cards = new CardDesk({ store: this.store, adapterFor, settings: this.settings, logger: this.logger, clock: this.clock });
     this.turns = new TurnRunner({
       store: this.store,
       model: deps.model,
-      tools: new Map((deps.tools ?? []).map((tool) => [tool.definition.name, tool])),
+      catalog: this.catalog,
+      systemPrompt: deps.systemPrompt ?? buildSystemPrompt(undefined),
       settings: this.settings,
       adapterFor,
       cards: this.cards,
@@ -172,6 +192,8 @@ export class Engine implements Conversation {
     if (!this.mayAnswer(session, actor)) return "not-allowed";
     if (session.status === "running") {
       await this.store.requestStop(sessionId);
+      // A tool call running here is cancelled now; a turn in another process sees the flag at its next step.
+      this.turns.abort(sessionId);
       return "stopping";
     }
     const ask = session.status === "waiting" ? await this.store.pendingAsk(sessionId) : undefined;

@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "../logger.js";
 import { type LoopResult, runLoop } from "../loop/run-loop.js";
-import type { Tool } from "../loop/tools.js";
 import { StoreError } from "../ports/errors.js";
 import type { ChatMessage, ModelClient } from "../ports/model-client.js";
 import type { PlatformAdapter } from "../ports/platform-adapter.js";
-import { code, mention, rich } from "../ports/rich-text.js";
+import { code, mention, rich, untrusted } from "../ports/rich-text.js";
 import type { Session, SessionStore } from "../ports/session-store.js";
+import type { ToolCatalog } from "../tools/tool-catalog.js";
 import type { CardDesk } from "./card-desk.js";
 import { ProgressReporter } from "./progress.js";
 import type { EngineSettings, RuntimeSettings } from "./settings.js";
@@ -20,7 +20,8 @@ export interface SecretResult {
 export interface TurnRunnerDependencies {
   store: SessionStore;
   model: ModelClient;
-  tools: ReadonlyMap<string, Tool>;
+  catalog: ToolCatalog;
+  systemPrompt: string;
   settings: RuntimeSettings;
   adapterFor: (session: Session) => PlatformAdapter;
   cards: CardDesk;
@@ -32,6 +33,8 @@ export interface TurnRunnerDependencies {
 /** Runs turns: one at a time per session in this process, and reports each ending in the thread. */
 export class TurnRunner {
   private readonly chains = new Map<string, Promise<unknown>>();
+  /** The running turn's Stop signal, per session: aborting it cancels a tool call in flight. */
+  private readonly stops = new Map<string, AbortController>();
   /** Sessions whose turn hit a storage or internal failure; the sweeper runs them again. */
   private readonly stalled = new Set<string>();
 
@@ -46,6 +49,11 @@ export class TurnRunner {
       if (this.chains.get(sessionId) === next) this.chains.delete(sessionId);
     };
     return next.then(cleanup, cleanup);
+  }
+
+  /** Stop, in this process: a tool call in flight is cancelled on its server (the store's flag does the rest). */
+  abort(sessionId: string): void {
+    this.stops.get(sessionId)?.abort();
   }
 
   /** Sessions to run again, taken once: the sweeper calls this after a fault (disk full, database locked) clears. */
@@ -96,19 +104,29 @@ export class TurnRunner {
       );
       const history = await store.loadMessages(sessionId);
       if (secret) withSecret(history, secret);
-      const result = await runLoop(
-        {
-          store,
-          model: this.deps.model,
-          tools: this.deps.tools,
-          settings,
-          clock: this.deps.clock,
-          newAskId: () => randomBytes(9).toString("base64url"),
-          progress: (text) => progress.update([text]),
-        },
-        session,
-        history,
-      );
+      const stop = new AbortController();
+      this.stops.set(sessionId, stop);
+      let result: LoopResult;
+      try {
+        result = await runLoop(
+          {
+            store,
+            model: this.deps.model,
+            catalog: this.deps.catalog,
+            settings,
+            systemPrompt: this.deps.systemPrompt,
+            clock: this.deps.clock,
+            newAskId: () => randomBytes(9).toString("base64url"),
+            // Tool progress is a server's text: shown as typed, pinging nobody.
+            progress: (text) => progress.update([untrusted(text)]),
+            signal: stop.signal,
+          },
+          session,
+          history,
+        );
+      } finally {
+        if (this.stops.get(sessionId) === stop) this.stops.delete(sessionId);
+      }
       this.deps.logger.info({ sessionId, outcome: result.outcome }, "turn-ended");
       more = result.outcome !== "suspended" && result.nextTurn;
       await this.report(session, settings, result, progress);

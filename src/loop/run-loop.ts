@@ -1,21 +1,34 @@
 import type { Interrupt } from "../ask/result.js";
+import type { AskSpec } from "../ask/spec.js";
 import type { EngineSettings } from "../engine/settings.js";
 import { ModelError } from "../ports/errors.js";
-import { type ChatMessage, type ModelClient, type ToolResultBlock, type ToolUseBlock, ZERO_USAGE } from "../ports/model-client.js";
-import type { Ask, Session, SessionStore } from "../ports/session-store.js";
+import {
+  type ChatMessage,
+  type ModelClient,
+  type TokenUsage,
+  type ToolResultBlock,
+  type ToolUseBlock,
+  ZERO_USAGE,
+} from "../ports/model-client.js";
+import type { Ask, NewAsk, Session, SessionStore } from "../ports/session-store.js";
+import type { ToolCatalog } from "../tools/tool-catalog.js";
 import { finalText, toRequestMessages } from "./history.js";
-import { SYSTEM_PROMPT } from "./system-prompt.js";
 import { handleToolCalls } from "./tool-calls.js";
-import { ASK_USER_DEFINITION, type Tool } from "./tools.js";
+import { pendingToolUses, runToolPhase } from "./tool-phase.js";
+import { ASK_USER_DEFINITION, ASK_USER_TOOL_NAME } from "./tools.js";
 
 export interface LoopDependencies {
   store: SessionStore;
   model: ModelClient;
-  tools: ReadonlyMap<string, Tool>;
+  catalog: ToolCatalog;
   settings: EngineSettings;
+  /** Parley's system prompt with the team's own instructions appended. */
+  systemPrompt: string;
   clock: () => number;
   newAskId: () => string;
   progress: (text: string) => void;
+  /** Aborted by Stop: a running tool call is cancelled on its server. */
+  signal: AbortSignal;
 }
 
 export type LoopResult =
@@ -32,22 +45,43 @@ export type LoopResult =
 export async function runLoop(deps: LoopDependencies, startingSession: Session, history: ChatMessage[]): Promise<LoopResult> {
   const sessionId = startingSession.id;
   const { store, settings } = deps;
-  const toolDefinitions = [...[...deps.tools.values()].map((tool) => tool.definition)];
-  if (settings.maxAskPerTurn > 0) toolDefinitions.push(ASK_USER_DEFINITION);
-
   for (let iteration = 0; ; iteration++) {
     // The caller's fresh read serves the first iteration; later ones read the counters again.
     const session = iteration === 0 ? startingSession : await store.getSession(sessionId);
     if (!session) throw new Error(`session ${sessionId} vanished during its turn`);
+    // Tool calls still waiting for their results (a suspend on an approval, or a crash, came between) come first:
+    // the history must never reach the model with a tool_use and no tool_result.
+    const pending = pendingToolUses(history).filter((use) => use.name !== ASK_USER_TOOL_NAME);
+    if (pending.length > 0) {
+      if (session.stopRequested) {
+        const skipped = pending.map((use) => stoppedResult(use.id));
+        return end(deps, sessionId, [{ role: "user", content: skipped }], { outcome: "cancelled" });
+      }
+      const phase = await runToolPhase(session, pending, {
+        store,
+        catalog: deps.catalog,
+        clock: deps.clock,
+        approvalTimeoutSeconds: settings.askTimeoutSeconds,
+        signal: deps.signal,
+        progress: deps.progress,
+      });
+      if (phase.kind === "approve") return suspend(deps, sessionId, [], ZERO_USAGE, phase);
+      await store.commitStep(sessionId, { messages: [phase.message], usage: ZERO_USAGE, now: deps.clock() });
+      history.push(phase.message);
+      continue;
+    }
     // Stop is cooperative: it takes effect between iterations, never in the middle of a write.
     if (session.stopRequested) return end(deps, sessionId, [], { outcome: "cancelled" });
     if (session.turnIterations >= settings.maxIterations) return end(deps, sessionId, [], { outcome: "max-iterations" });
 
     deps.progress("Thinking…");
+    // Read each iteration: a server's tool list may change (list_changed), and so may an admin's policy.
+    const toolDefinitions = deps.catalog.offered();
+    if (settings.maxAskPerTurn > 0) toolDefinitions.push(ASK_USER_DEFINITION);
     let response: Awaited<ReturnType<ModelClient["createMessage"]>>;
     try {
       response = await deps.model.createMessage({
-        system: SYSTEM_PROMPT,
+        system: deps.systemPrompt,
         tools: toolDefinitions,
         messages: toRequestMessages(history),
         maxTokens: settings.maxTokens,
@@ -71,18 +105,14 @@ export async function runLoop(deps: LoopDependencies, startingSession: Session, 
     }
 
     if (await store.isStopRequested(sessionId)) {
-      const results = toolUses.map(
-        (use): ToolResultBlock => ({ type: "tool_result", tool_use_id: use.id, content: "skipped: stopped by a person", is_error: true }),
-      );
+      const results = toolUses.map((use) => stoppedResult(use.id));
       return end(deps, sessionId, [assistant, { role: "user", content: results }], { outcome: "cancelled" }, response.usage);
     }
 
-    const outcome = await handleToolCalls(toolUses, {
-      tools: deps.tools,
+    const outcome = handleToolCalls(toolUses, {
       asksUsed: session.turnAsks,
       askBudget: settings.maxAskPerTurn,
       defaultTimeoutSeconds: settings.askTimeoutSeconds,
-      onToolStart: (name) => deps.progress(`Running tool ${name}…`),
     });
     if (outcome.kind === "results") {
       const resultMessage: ChatMessage = { role: "user", content: outcome.results };
@@ -90,41 +120,63 @@ export async function runLoop(deps: LoopDependencies, startingSession: Session, 
       history.push(assistant, resultMessage);
       continue;
     }
-
+    if (outcome.kind === "tools") {
+      // At most once: the calls are on record, with the message that made them, before any of them is sent.
+      await store.commitStep(sessionId, { messages: [assistant], usage: response.usage, now: deps.clock() });
+      history.push(assistant);
+      continue;
+    }
     // Persist, then post: the ask row is committed with the assistant message before any card exists.
-    const now = deps.clock();
-    const ask: Ask = {
-      id: deps.newAskId(),
-      sessionId,
-      toolUseId: outcome.toolUse.id,
-      spec: outcome.spec,
-      status: "pending",
-      siblingResults: outcome.siblingResults,
-      cardRef: null,
-      deadline: now + outcome.spec.timeoutSeconds * 1000,
-      answer: null,
-      answeredBy: null,
-      createdAt: now,
-      endedAt: null,
-    };
-    await store.commitStep(sessionId, { messages: [assistant], usage: response.usage, ask, now });
     history.push(assistant);
-    const askId = ask.id;
-    return {
-      outcome: "suspended",
-      ask,
-      interrupt: {
-        status: "INTERRUPT",
-        intent: "HUMAN_INTERVENTION",
-        data: {
-          ask_id: askId,
-          question: outcome.spec.question,
-          candidates: outcome.spec.options.map((option) => option.label),
-          spec: outcome.spec,
-        },
-      },
-    };
+    return suspend(deps, sessionId, [assistant], response.usage, outcome);
   }
+}
+
+/** Commits the ask (with the step's messages) and returns the INTERRUPT; the card is posted after, by the caller. */
+async function suspend(
+  deps: LoopDependencies,
+  sessionId: string,
+  messages: ChatMessage[],
+  usage: TokenUsage,
+  pending: { toolUse: ToolUseBlock; spec: AskSpec; siblingResults: ToolResultBlock[] },
+): Promise<LoopResult> {
+  const now = deps.clock();
+  const newAsk: NewAsk = {
+    id: deps.newAskId(),
+    toolUseId: pending.toolUse.id,
+    spec: pending.spec,
+    siblingResults: pending.siblingResults,
+    deadline: now + pending.spec.timeoutSeconds * 1000,
+  };
+  await deps.store.commitStep(sessionId, { messages, usage, ask: newAsk, now });
+  const ask: Ask = {
+    ...newAsk,
+    sessionId,
+    status: "pending",
+    cardRef: null,
+    answer: null,
+    answeredBy: null,
+    createdAt: now,
+    endedAt: null,
+  };
+  return {
+    outcome: "suspended",
+    ask,
+    interrupt: {
+      status: "INTERRUPT",
+      intent: "HUMAN_INTERVENTION",
+      data: {
+        ask_id: ask.id,
+        question: pending.spec.question,
+        candidates: pending.spec.options.map((option) => option.label),
+        spec: pending.spec,
+      },
+    },
+  };
+}
+
+function stoppedResult(toolUseId: string): ToolResultBlock {
+  return { type: "tool_result", tool_use_id: toolUseId, content: "skipped: stopped by a person", is_error: true };
 }
 
 async function end(

@@ -20,4 +20,17 @@ Reading results:
 - {"ok": false, "error": ...}: you cannot ask more this turn; answer with what you have.
 - A result starting with "ERROR: ask_user:" means your call was malformed; fix it as the message says and call again.
 
+Tools:
+- Besides ask_user you may have tools from the team's MCP servers, named <server>__<tool>. Use them to do the work; never claim an action you did not perform with a tool.
+- Some tools need a person's approval: Parley shows the people in the thread the exact call and runs it only if they approve. You do not ask for that approval yourself.
+- "denied by <who>: <reason>": do not retry the same call; change course or ask what they want instead.
+- "approval timed out" or "cancelled": nobody approved it; do not retry it unchanged.
+- "interrupted: …": the call may or may not have taken effect; check before doing it again.
+
 Each user message starts with the name of the person who wrote it. Write answers in Markdown, short and direct.`;
+
+/** Parley's prompt, then the team's own instructions (SYSTEM_PROMPT, SYSTEM_PROMPT_FILE), if any. */
+export function buildSystemPrompt(teamInstructions: string | undefined): string {
+  const extra = teamInstructions?.trim();
+  return extra ? `${SYSTEM_PROMPT}\n\nInstructions from the team that runs you:\n${extra}` : SYSTEM_PROMPT;
+}

@@ -15,6 +15,7 @@ const tools = [
   defineTool({
     name: "lookup",
     description: "Looks a thing up.",
+    hints: { readOnly: true },
     input: z.object({ key: z.string() }),
     run: ({ key }) => {
       toolRuns.push(key);
@@ -24,6 +25,7 @@ const tools = [
   defineTool({
     name: "explode",
     description: "Always fails.",
+    hints: { readOnly: true },
     input: z.object({}),
     run: () => {
       throw new Error("disk on fire");
@@ -32,6 +34,7 @@ const tools = [
   defineTool({
     name: "slow",
     description: "Waits until released.",
+    hints: { readOnly: true },
     input: z.object({}),
     run: () => new Promise<string>((resolve) => (releaseSlowTool = () => resolve("done"))),
   }),

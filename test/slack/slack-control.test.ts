@@ -82,6 +82,7 @@ describe("ending an ask", () => {
     const slowStep = defineTool({
       name: "slow_step",
       description: "A step that takes a while.",
+      hints: { readOnly: true },
       input: z.object({}),
       run: async () => {
         entered();

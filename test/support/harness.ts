@@ -12,6 +12,8 @@ import type { LoopResult } from "../../src/loop/run-loop.js";
 import type { Tool } from "../../src/loop/tools.js";
 import type { InboundMessage } from "../../src/ports/conversation.js";
 import type { ConversationRef } from "../../src/ports/session-store.js";
+import type { ToolProvider } from "../../src/ports/tool-provider.js";
+import type { ToolRules } from "../../src/tools/tool-rules.js";
 import { FakeAnthropic } from "../fakes/fake-anthropic.js";
 import { RecordingAdapter } from "../fakes/recording-adapter.js";
 
@@ -36,7 +38,14 @@ export class EngineHarness {
   constructor(
     readonly fake: FakeAnthropic,
     readonly databasePath: string,
-    private readonly options: { settings?: Partial<EngineSettings>; tools?: Tool[]; logger?: Logger; clock?: () => number } = {},
+    private readonly options: {
+      settings?: Partial<EngineSettings>;
+      tools?: Tool[];
+      toolProvider?: ToolProvider;
+      toolRules?: ToolRules;
+      logger?: Logger;
+      clock?: () => number;
+    } = {},
   ) {
     this.open();
   }
@@ -52,6 +61,8 @@ export class EngineHarness {
       settings: this.settings,
       onTurnEnd: (_sessionId, result) => this.turnResults.push(result),
       ...(this.options.tools ? { tools: this.options.tools } : {}),
+      ...(this.options.toolProvider ? { toolProvider: this.options.toolProvider } : {}),
+      ...(this.options.toolRules ? { toolRules: this.options.toolRules } : {}),
       ...(this.options.clock ? { clock: this.options.clock } : {}),
       adminUserIds: ["U_ADMIN"],
     });

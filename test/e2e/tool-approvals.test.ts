@@ -1,0 +1,238 @@
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { McpToolProvider } from "../../adapters/mcp/mcp-tool-provider.js";
+import { SILENT_LOGGER } from "../../src/ports/logger.js";
+import type { ToolResultBlock } from "../../src/ports/model-client.js";
+import { parsePolicyRules } from "../../src/tools/tool-policy.js";
+import { ToolRules } from "../../src/tools/tool-rules.js";
+import { FakeAnthropic, lastToolResults, reply, toolUse } from "../fakes/fake-anthropic.js";
+import { scratch, testServer } from "../mcp/mcp-harness.js";
+import { EngineHarness, OWNER, tempDatabasePath } from "../support/harness.js";
+
+let fake: FakeAnthropic;
+let database: ReturnType<typeof tempDatabasePath>;
+let files: ReturnType<typeof scratch>;
+let provider: McpToolProvider;
+let harness: EngineHarness;
+let now: number;
+
+/** The real engine with the test MCP server as `srv`, on a SQLite file, against the fake model. */
+async function open(policy = ""): Promise<void> {
+  provider = new McpToolProvider({ servers: { srv: testServer({ recordFile: files.recordFile }) }, logger: SILENT_LOGGER });
+  await provider.start();
+  const rules = parsePolicyRules(policy);
+  if (!rules.ok) throw new Error(rules.error);
+  harness = new EngineHarness(fake, database.path, {
+    toolProvider: provider,
+    toolRules: new ToolRules(rules.rules, undefined),
+    clock: () => now,
+  });
+}
+
+beforeEach(async () => {
+  now = Date.UTC(2026, 11, 1, 12);
+  fake = await new FakeAnthropic().start();
+  database = tempDatabasePath();
+  files = scratch();
+});
+
+afterEach(async () => {
+  await harness.close();
+  await provider.close();
+  await fake.close();
+  database.cleanup();
+  files.remove();
+});
+
+const resultsOf = (index = -1): ToolResultBlock[] => lastToolResults(fake.requests.at(index)) as ToolResultBlock[];
+const textOf = (result: ToolResultBlock | undefined) =>
+  typeof result?.content === "string"
+    ? result.content
+    : (result?.content.map((part) => (part.type === "text" ? part.text : "")).join("") ?? "");
+
+describe("tools from an MCP server, with a person's approval of the exact call", () => {
+  it("offers the server's tools; a read-only one runs at once, a destructive one waits for Approve and runs once", async () => {
+    await open();
+    fake.script(
+      { content: [toolUse("srv__lookup", { key: "region" })] },
+      { content: [toolUse("srv__delete_record", { id: "r1" })] },
+      reply("Deleted."),
+    );
+    await harness.say("clean up r1");
+    const offered = (fake.requests[0]?.body.tools as Array<{ name: string }>).map((tool) => tool.name);
+    expect(offered).toEqual(expect.arrayContaining(["srv__lookup", "srv__delete_record", "ask_user"]));
+    expect(textOf(resultsOf()[0])).toBe("value of region");
+
+    const card = harness.lastCard();
+    expect(card.spec.type).toBe("approval");
+    expect(card.spec.options.map((option) => option.label)).toEqual(["Approve", "Deny"]);
+    expect(card.spec.question).toContain('"id": "r1"');
+    expect(files.recorded()).toEqual(expect.not.arrayContaining(["delete_record r1"]));
+
+    const [first, second] = await Promise.all([
+      harness.engine.answer(card.askId, OWNER, { kind: "option", index: 0 }),
+      harness.engine.answer(card.askId, OWNER, { kind: "option", index: 0 }),
+    ]);
+    await harness.engine.idle();
+    expect([first.kind, second.kind].sort()).toEqual(["accepted", "already-ended"]);
+    expect(files.recorded().filter((line) => line === "delete_record r1")).toHaveLength(1);
+    expect(textOf(resultsOf()[0])).toBe("deleted r1");
+    expect(harness.adapter.settled.at(-1)?.settlement).toMatchObject({ status: "answered", answerText: "Approved", by: OWNER.id });
+    expect(harness.adapter.messages.at(-1)?.text).toBe("Deleted.");
+  });
+
+  it("Deny with a reason: nothing runs and the model reads who denied it and why", async () => {
+    await open();
+    fake.script({ content: [toolUse("srv__delete_record", { id: "r2" })] }, reply("Understood."));
+    await harness.say("delete r2");
+    expect(await harness.engine.answer(harness.lastCard().askId, OWNER, { kind: "text", text: "not on a Friday" })).toEqual({
+      kind: "accepted",
+    });
+    await harness.engine.idle();
+    expect(files.recorded()).not.toContain("delete_record r2");
+    expect(resultsOf()[0]).toMatchObject({ is_error: true, content: `denied by test:${OWNER.id}: not on a Friday` });
+    expect(harness.adapter.settled.at(-1)?.settlement.answerText).toBe("Denied: “not on a Friday”");
+  });
+
+  it("no decision in time: the call does not run and the model reads that the approval timed out", async () => {
+    await open();
+    fake.script({ content: [toolUse("srv__delete_record", { id: "r3" })] }, reply("Nobody answered."));
+    await harness.say("delete r3");
+    now += 25 * 60 * 60 * 1000;
+    await harness.engine.sweep();
+    await harness.engine.idle();
+    expect(files.recorded()).not.toContain("delete_record r3");
+    expect(resultsOf()[0]).toMatchObject({ is_error: true, content: "approval timed out" });
+  });
+
+  it("several calls in one message: each decided on its own, run in the model's order, all results in one message", async () => {
+    await open();
+    fake.script(
+      {
+        content: [
+          toolUse("srv__delete_record", { id: "a" }),
+          toolUse("srv__lookup", { key: "k" }),
+          toolUse("srv__delete_record", { id: "b" }),
+        ],
+      },
+      reply("Done with both."),
+    );
+    await harness.say("delete a and b");
+    const firstCard = harness.lastCard();
+    expect(firstCard.spec.question).toContain('"id": "a"');
+    await harness.engine.answer(firstCard.askId, OWNER, { kind: "option", index: 0 });
+    await harness.engine.idle();
+    const secondCard = harness.lastCard();
+    expect(secondCard.askId).not.toBe(firstCard.askId);
+    expect(secondCard.spec.question).toContain('"id": "b"');
+    expect(files.recorded()).not.toContain("delete_record a");
+    await harness.engine.answer(secondCard.askId, OWNER, { kind: "option", index: 1 });
+    await harness.engine.idle();
+    expect(files.recorded().filter((line) => line.startsWith("delete_record"))).toEqual(["delete_record a"]);
+    const results = resultsOf();
+    expect(results.map((result) => textOf(result))).toEqual(["deleted a", "value of k", `denied by test:${OWNER.id}: no reason given`]);
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it("an approval is bound to the exact call: arguments changed after the card never run", async () => {
+    await open();
+    fake.script({ content: [toolUse("srv__delete_record", { id: "safe" })] }, reply("Refused."));
+    await harness.say("delete safe");
+    const card = harness.lastCard();
+    // Someone rewrites the stored call between the card and the tap.
+    const raw = new Database(database.path);
+    raw.prepare("UPDATE messages SET content = replace(content, '\"safe\"', '\"everything\"') WHERE role = 'assistant'").run();
+    raw.close();
+    await harness.engine.answer(card.askId, OWNER, { kind: "option", index: 0 });
+    await harness.engine.idle();
+    expect(files.recorded().filter((line) => line.startsWith("delete_record"))).toEqual([]);
+    expect(textOf(resultsOf()[0])).toMatch(/^refused: the approval does not match this call/);
+  });
+
+  it("a later call with the same arguments needs its own approval", async () => {
+    await open();
+    fake.script(
+      { content: [toolUse("srv__delete_record", { id: "x" })] },
+      { content: [toolUse("srv__delete_record", { id: "x" })] },
+      reply("Twice asked."),
+    );
+    await harness.say("delete x twice");
+    const first = harness.lastCard();
+    await harness.engine.answer(first.askId, OWNER, { kind: "option", index: 0 });
+    await harness.engine.idle();
+    const second = harness.lastCard();
+    expect(second.askId).not.toBe(first.askId);
+    expect(files.recorded().filter((line) => line === "delete_record x")).toHaveLength(1);
+  });
+
+  it("at most once: a call a crash left started is not sent again, unless the tool is idempotent", async () => {
+    await open("srv__*=auto");
+    // The state a SIGKILL leaves between "started" and "finished": the message and the journal, no result.
+    const conversation = { platform: "test", workspace: "T1", channel: "C1", thread: "crash" };
+    const session = await harness.store.createSession({ id: "S-crash", conversation, ownerId: OWNER.id, now });
+    await harness.store.startTurnOrQueue(session.id, { role: "user", content: [{ type: "text", text: "go" }] }, now);
+    const calls = [
+      toolUse("srv__delete_record", { id: "c1" }, "toolu_crash1"),
+      toolUse("srv__set_flag", { name: "f", value: true }, "toolu_crash2"),
+    ];
+    const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    await harness.store.commitStep(session.id, { messages: [{ role: "assistant", content: calls as never }], usage, now });
+    for (const [toolUseId, name] of [
+      ["toolu_crash1", "srv__delete_record"],
+      ["toolu_crash2", "srv__set_flag"],
+    ] as const)
+      await harness.store.startToolCall({ sessionId: session.id, toolUseId, name, argumentsHash: "x", now });
+    fake.script(reply("Checked."));
+    await harness.restart();
+    expect(files.recorded().filter((line) => line.startsWith("delete_record"))).toEqual([]);
+    expect(files.recorded().filter((line) => line.startsWith("set_flag"))).toEqual(["set_flag f=true"]);
+    const [deleted, flagged] = resultsOf();
+    expect(deleted).toMatchObject({
+      is_error: true,
+      content: "interrupted: Parley restarted while srv__delete_record was running; it may or may not have taken effect",
+    });
+    expect(textOf(flagged)).toBe("flag f is true");
+  });
+
+  it("TOOL_POLICY deny: the tool is never offered to the model", async () => {
+    await open("*delete*=deny");
+    fake.script(reply("ok"));
+    await harness.say("hello");
+    const offered = (fake.requests[0]?.body.tools as Array<{ name: string }>).map((tool) => tool.name);
+    expect(offered).toContain("srv__lookup");
+    expect(offered).not.toContain("srv__delete_record");
+  });
+
+  it("Stop during a running call cancels it on the server and ends the turn", async () => {
+    await open("srv__slow=auto");
+    fake.script({ content: [toolUse("srv__slow", { seconds: 20 })] });
+    const started = harness.say("work slowly");
+    await waitUntil(() => harness.adapter.progress.some((view) => JSON.stringify(view.text).includes("srv__slow: ")));
+    const session = await harness.store.findSession({ platform: "test", workspace: "T1", channel: "C1", thread: "1700000000.000100" });
+    expect(await harness.engine.stop(session!.id, OWNER)).toBe("stopping");
+    await started;
+    await harness.engine.idle();
+    await waitUntil(() => files.recorded().includes("slow cancelled"));
+    expect(files.recorded()).not.toContain("slow finished");
+    expect(harness.adapter.messages.at(-1)?.text).toBe("⏹ Stopped.");
+  });
+
+  it("an image from a tool reaches the model as an image block", async () => {
+    await open("srv__picture=auto");
+    fake.script({ content: [toolUse("srv__picture", {})] }, reply("Nice picture."));
+    await harness.say("draw");
+    const [result] = resultsOf();
+    expect(result?.content).toEqual([
+      { type: "text", text: "a picture:" },
+      { type: "image", source: { type: "base64", media_type: "image/png", data: expect.any(String) } },
+    ]);
+  });
+});
+
+async function waitUntil(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
