@@ -7,6 +7,8 @@ import { createRuntimeSettings, type EngineSettings, type RuntimeSettings } from
 import { type Logger, SILENT_LOGGER } from "../../src/logger.js";
 import type { Tool } from "../../src/loop/tools.js";
 import type { AdminHandler } from "../../src/ports/conversation.js";
+import type { ToolProvider } from "../../src/ports/tool-provider.js";
+import type { ToolRules } from "../../src/tools/tool-rules.js";
 import { FakeAnthropic } from "../fakes/fake-anthropic.js";
 import { FAKE_APP_TOKEN, FAKE_BOT_TOKEN, FakeSlackApi, type RecordedSlackCall } from "../fakes/fake-slack-api.js";
 import { FAKE_SIGNING_SECRET, SlackRequestSender } from "../fakes/fake-slack-signer.js";
@@ -21,6 +23,9 @@ export const CAROL_ADMIN = "U_CAROL";
 export interface SlackHarnessOptions {
   settings?: Partial<EngineSettings>;
   tools?: Tool[];
+  /** Tools from MCP servers, and the policy rules in force. */
+  toolProvider?: ToolProvider;
+  toolRules?: ToolRules;
   clock?: () => number;
   socketMode?: boolean;
   /** The /parley handler; the real AdminCommands on this engine and store when absent, as main.ts wires it. */
@@ -84,6 +89,8 @@ export class SlackHarness {
       logger: this.options.logger ?? SILENT_LOGGER,
       settings: this.settings,
       ...(this.options.tools ? { tools: this.options.tools } : {}),
+      ...(this.options.toolProvider ? { toolProvider: this.options.toolProvider } : {}),
+      ...(this.options.toolRules ? { toolRules: this.options.toolRules } : {}),
       ...(this.options.clock ? { clock: this.options.clock } : {}),
       ...(this.options.adminUserIds ? { adminUserIds: this.options.adminUserIds } : {}),
     });
@@ -91,6 +98,7 @@ export class SlackHarness {
       engine: this.engine,
       store: this.store,
       settings: this.settings,
+      ...(this.options.toolRules ? { toolRules: this.options.toolRules } : {}),
       ...(this.options.clock ? { clock: this.options.clock } : {}),
     });
     await this.adapter.start(probeEngine(this.engine, this.engineCalls), this.options.onCommand ?? ((request) => admin.run(request)));
