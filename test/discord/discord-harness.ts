@@ -6,6 +6,8 @@ import { Engine } from "../../src/engine/engine.js";
 import { createRuntimeSettings, type EngineSettings, type RuntimeSettings } from "../../src/engine/settings.js";
 import { createLogger, type Logger, SILENT_LOGGER } from "../../src/logger.js";
 import type { AdminHandler } from "../../src/ports/conversation.js";
+import type { ToolProvider } from "../../src/ports/tool-provider.js";
+import type { ToolRules } from "../../src/tools/tool-rules.js";
 import { FakeAnthropic } from "../fakes/fake-anthropic.js";
 import { FAKE_DISCORD_TOKEN, FakeDiscord, type FakeUser } from "../fakes/fake-discord.js";
 import { snowflake } from "../fakes/fake-discord-payloads.js";
@@ -21,6 +23,9 @@ export const OTHER_BOT: FakeUser = { id: snowflake(), username: "otherbot", bot:
 export interface HarnessOptions {
   messageContent?: boolean;
   settings?: Partial<EngineSettings>;
+  /** Tools from MCP servers, and the policy rules in force. */
+  toolProvider?: ToolProvider;
+  toolRules?: ToolRules;
   /** The /parley handler; the real AdminCommands on this engine and store when absent, as main.ts wires it. */
   onCommand?: AdminHandler;
   /** ADMIN_USER_IDS: people the engine treats as admins whatever their Discord permissions. */
@@ -67,9 +72,17 @@ export class DiscordHarness {
       logger: this.options.logger ?? (process.env.DEBUG_DISCORD ? createLogger("debug") : SILENT_LOGGER),
       settings: this.settings,
       clock: () => this.now,
+      ...(this.options.toolProvider ? { toolProvider: this.options.toolProvider } : {}),
+      ...(this.options.toolRules ? { toolRules: this.options.toolRules } : {}),
       ...(this.options.adminUserIds ? { adminUserIds: this.options.adminUserIds } : {}),
     });
-    const admin = new AdminCommands({ engine: this.engine, store: this.store, settings: this.settings, clock: () => this.now });
+    const admin = new AdminCommands({
+      engine: this.engine,
+      store: this.store,
+      settings: this.settings,
+      clock: () => this.now,
+      ...(this.options.toolRules ? { toolRules: this.options.toolRules } : {}),
+    });
     await this.adapter.start(this.engine, this.options.onCommand ?? ((request) => admin.run(request)));
   }
 
