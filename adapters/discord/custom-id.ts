@@ -11,6 +11,8 @@ export type ComponentAction =
   | { kind: "continue"; askId: string }
   | { kind: "open"; askId: string; part: number }
   | { kind: "other"; askId: string }
+  /** "Show all arguments" on an approval card: `ask:<askId>:args`, answered with a private file. */
+  | { kind: "arguments"; askId: string }
   | { kind: "stop"; sessionId: string };
 
 /** What a submitted modal was for: the free-text answer, the "Other…" text, or one part of a form. */
@@ -33,6 +35,8 @@ export function componentId(action: ComponentAction): string {
       return action.part === 0 ? `ask:${action.askId}:open` : `ask:${action.askId}:part:${action.part}`;
     case "stop":
       return `stop:${action.sessionId}`;
+    case "arguments":
+      return `ask:${action.askId}:args`;
     default:
       return `ask:${action.askId}:${action.kind}`;
   }
@@ -51,6 +55,7 @@ export function parseComponentId(customId: string): ComponentAction | undefined 
   if (parts.length === 3) {
     if (verb === "done" || verb === "cancel" || verb === "continue" || verb === "other") return { kind: verb, askId };
     if (verb === "open") return { kind: "open", askId, part: 0 };
+    if (verb === "args") return { kind: "arguments", askId };
     return undefined;
   }
   if (parts.length !== 4 || index === undefined || !INDEX_PATTERN.test(index)) return undefined;

@@ -15,8 +15,9 @@ import type { AnswerDrafts } from "./answer-drafts.js";
 import { type ComponentAction, componentId, parseComponentId, parseModalId } from "./custom-id.js";
 import { toDiscordMarkdown } from "./discord-dialect.js";
 import { interactionFacts } from "./discord-facts.js";
-import { actorFrom } from "./parse-actor.js";
-import { formParts, readModalValues, renderFormModal, renderTextModal } from "./render-modal.js";
+import { actorFrom, conversationFrom } from "./parse-actor.js";
+import { renderArgumentsReply } from "./render-arguments.js";
+import { formParts, readModalValues, renderDenyModal, renderFormModal, renderTextModal } from "./render-modal.js";
 
 /** The empty field name, which no form field can have, holds a text answer typed in a modal. */
 const TEXT_DRAFT = "";
@@ -36,6 +37,7 @@ export class InteractionRouter {
     const actor = actorFrom(interactionFacts(interaction));
     // A modal must be the first response to the tap, so these paths must not defer.
     if (action.kind === "open" || action.kind === "other") return this.openModal(interaction, action, actor);
+    if (action.kind === "arguments") return this.showArguments(interaction, action.askId);
     await interaction.deferUpdate();
     const text = await this.act(interaction, action, actor);
     if (text) await interaction.followUp({ content: text, flags: MessageFlags.Ephemeral, allowedMentions: { parse: [] } });
@@ -43,7 +45,7 @@ export class InteractionRouter {
 
   private async act(
     interaction: ButtonInteraction | StringSelectMenuInteraction,
-    action: Exclude<ComponentAction, { kind: "open" | "other" }>,
+    action: Exclude<ComponentAction, { kind: "open" | "other" | "arguments" }>,
     actor: Actor,
   ): Promise<string | undefined> {
     const values = interaction.isStringSelectMenu() ? interaction.values.map(Number).filter(Number.isInteger) : [];
@@ -76,6 +78,23 @@ export class InteractionRouter {
     return notice(answerNotice(outcome));
   }
 
+  /**
+   * Reading an approval's arguments changes nothing, so anyone who sees the card may; the ask must still be the
+   * one its conversation waits on. The file may take a moment to upload, so the reply is deferred first.
+   */
+  private async showArguments(interaction: ButtonInteraction | StringSelectMenuInteraction, askId: string): Promise<void> {
+    await interaction.deferReply({ flags: MessageFlags.Ephemeral });
+    const conversation = conversationFrom(interactionFacts(interaction));
+    const card = conversation ? await this.conversation.pendingCard(conversation) : undefined;
+    const approval = card?.askId === askId ? card.spec.approval : undefined;
+    if (!approval) {
+      const content = notice(answerNotice({ kind: "unknown-ask" })) ?? "";
+      await interaction.editReply({ content, allowedMentions: { parse: [] } });
+      return;
+    }
+    await interaction.editReply(renderArgumentsReply(approval.tool, approval.argumentsText, interaction.attachmentSizeLimit));
+  }
+
   /** Checks the ask is open to this person before drawing a modal, so nobody fills in a form for nothing. */
   private async openModal(
     interaction: ButtonInteraction | StringSelectMenuInteraction,
@@ -96,7 +115,9 @@ export class InteractionRouter {
         ? renderTextModal(action.askId, spec, "other", text)
         : spec.type === "form"
           ? renderFormModal(action.askId, spec, action.part, draft)
-          : renderTextModal(action.askId, spec, "text", text);
+          : spec.type === "approval"
+            ? renderDenyModal(action.askId, spec, text)
+            : renderTextModal(action.askId, spec, "text", text);
     await interaction.showModal(modal);
   }
 

@@ -6,7 +6,7 @@ import {
   ButtonStyle,
   StringSelectMenuBuilder,
 } from "discord.js";
-import { APPROVE_LABEL, DENY_LABEL } from "../../src/ask/approval.js";
+import { APPROVE_LABEL, CARD_ARGUMENT_CHARS, DENY_LABEL } from "../../src/ask/approval.js";
 import type { AskOption, AskSpec } from "../../src/ask/spec.js";
 import type { CardView } from "../../src/ports/platform-adapter.js";
 import { checkMessagePayload } from "./check-payload.js";
@@ -28,6 +28,14 @@ const MAX_OPTION_BUTTONS = (DISCORD_LIMITS.actionRows - 1) * DISCORD_LIMITS.butt
 /** A `select` with more options than this becomes select menus, as platforms.md §3.2 suggests. */
 const SELECT_AS_BUTTONS_UP_TO = 5;
 const MAX_SELECTS = DISCORD_LIMITS.actionRows - 1;
+
+export const DENY_WITH_REASON_LABEL = "Deny with reason…";
+export const SHOW_ARGUMENTS_LABEL = "Show all arguments";
+
+/** True when an approval card shows its arguments cut, so a button must offer them whole. */
+export function argumentsCut(spec: AskSpec): boolean {
+  return spec.approval !== undefined && spec.approval.argumentsText.length > CARD_ARGUMENT_CHARS;
+}
 
 /** Draws an ask as a message: question, who may answer, expiry, and components within Discord's limits. */
 export function renderCard(card: CardView): DiscordMessageBody {
@@ -82,8 +90,10 @@ export function renderCard(card: CardView): DiscordMessageBody {
       lastRow.addComponents(
         button(APPROVE_LABEL, { kind: "option", askId, index: 0 }, ButtonStyle.Success),
         button(DENY_LABEL, { kind: "option", askId, index: 1 }, ButtonStyle.Danger),
-        button("Deny with reason…", { kind: "open", askId, part: 0 }, ButtonStyle.Secondary),
+        button(DENY_WITH_REASON_LABEL, { kind: "open", askId, part: 0 }, ButtonStyle.Secondary),
       );
+      // Nobody should approve what they could not read: arguments the card cut are offered whole.
+      if (argumentsCut(spec)) lastRow.addComponents(button(SHOW_ARGUMENTS_LABEL, { kind: "arguments", askId }, ButtonStyle.Secondary));
       hints.push("Or reply in this thread: approve, or your reason to deny.");
       break;
   }
@@ -117,12 +127,24 @@ export function composeContent(header: string, hints: string[], footer: string):
   const hintText = hints.join("\n");
   let room = DISCORD_LIMITS.contentChars - foot.length - 1;
   const headerRoom = hintText ? Math.max(room - hintText.length - 1, 1000) : room;
-  const head = truncate(header, Math.min(headerRoom, room));
+  const head = truncateClosingFence(header, Math.min(headerRoom, room));
   room -= head.length;
   const parts = [head];
   if (hintText && room > 1) parts.push(truncate(hintText, room - 1));
   parts.push(foot);
   return parts.join("\n");
+}
+
+/**
+ * Cuts text like `truncate`, but a code block left open by the cut is closed again: otherwise the hints and
+ * the footer after it (an approval's arguments are a code block) would render as code.
+ */
+export function truncateClosingFence(text: string, limit: number): string {
+  const fences = (piece: string) => (piece.match(/```/g) ?? []).length;
+  const cut = truncate(text, limit);
+  if (cut === text || fences(cut) % 2 === 0) return cut;
+  const shorter = truncate(text, limit - 4);
+  return fences(shorter) % 2 === 1 ? `${shorter}\n\`\`\`` : shorter;
 }
 
 function optionButtons(spec: AskSpec, askId: string): ActionRowBuilder<ButtonBuilder>[] {

@@ -6,6 +6,7 @@ import {
   TextInputBuilder,
   TextInputStyle,
 } from "discord.js";
+import { DENY_LABEL, DENY_REASON_FIELD } from "../../src/ask/approval.js";
 import type { AskField, AskSpec } from "../../src/ask/spec.js";
 import { checkModalPayload } from "./check-payload.js";
 import { modalId } from "./custom-id.js";
@@ -18,6 +19,8 @@ export const ANSWER_INPUT_ID = "answer";
 const FIELD_PREFIX = "field:";
 const TOGGLE_YES = "yes";
 const TOGGLE_NO = "no";
+/** The core refuses a longer reason; the box stops there so nobody types one in vain. */
+const DENY_REASON_MAX_CHARS = 1000;
 
 /** A form's fields cut into modals of at most 5, since a modal holds 5 top-level components. */
 export function formParts(spec: AskSpec): AskField[][] {
@@ -53,6 +56,31 @@ export function renderTextModal(
   const modal = new ModalBuilder()
     .setCustomId(modalId({ kind, askId }))
     .setTitle(truncate(spec.title ?? "Answer", DISCORD_LIMITS.modalTitleChars))
+    .addLabelComponents(label);
+  return checked(modal.toJSON());
+}
+
+/**
+ * "Deny with reason…" on an approval card: one optional box, submitted as a text answer like "Answer", so an
+ * empty box is a plain denial. A reason typed before a refusal (too long) comes back prefilled.
+ */
+export function renderDenyModal(askId: string, spec: AskSpec, prefill?: string): APIModalInteractionResponseCallbackData {
+  const tool = spec.approval?.tool ?? "this call";
+  const input = new TextInputBuilder()
+    .setCustomId(ANSWER_INPUT_ID)
+    .setStyle(TextInputStyle.Paragraph)
+    .setMaxLength(DENY_REASON_MAX_CHARS)
+    .setRequired(false);
+  if (prefill) input.setValue(truncate(prefill, DENY_REASON_MAX_CHARS));
+  const label = new LabelBuilder()
+    .setLabel(
+      truncate(spec.fields.find((field) => field.name === DENY_REASON_FIELD)?.label ?? "Reason (optional)", DISCORD_LIMITS.modalLabelChars),
+    )
+    .setDescription("Leave it empty to deny without a reason. The agent is told who denied the call.")
+    .setTextInputComponent(input);
+  const modal = new ModalBuilder()
+    .setCustomId(modalId({ kind: "text", askId }))
+    .setTitle(truncate(`${DENY_LABEL} ${tool}`, DISCORD_LIMITS.modalTitleChars))
     .addLabelComponents(label);
   return checked(modal.toJSON());
 }

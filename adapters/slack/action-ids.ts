@@ -2,6 +2,7 @@
  * Component ids carry only the ask id (or session id) and an option index, never a value or a secret.
  * `ask:<askId>:opt:<i>` a button; `ask:<askId>:select` a radio or select whose option value is the index;
  * `ask:<askId>:pick` a checkbox or multi-select change (read on Done); `ask:<askId>:done|cancel|open|continue`;
+ * `ask:<askId>:args` "Show all arguments" on an approval card (opens a read-only modal, answers nothing);
  * `stop:<sessionId>` the Stop button on a progress message.
  */
 export type ActionId =
@@ -12,10 +13,11 @@ export type ActionId =
   | { kind: "cancel"; askId: string }
   | { kind: "open"; askId: string }
   | { kind: "continue"; askId: string }
+  | { kind: "arguments"; askId: string }
   | { kind: "stop"; sessionId: string };
 
 const ID = "[A-Za-z0-9_-]{1,100}";
-const ASK_ACTION = new RegExp(`^ask:(${ID}):(select|pick|done|cancel|open|continue|opt:(\\d{1,3}))$`);
+const ASK_ACTION = new RegExp(`^ask:(${ID}):(select|pick|done|cancel|open|continue|args|opt:(\\d{1,3}))$`);
 const STOP_ACTION = new RegExp(`^stop:(${ID})$`);
 
 export const actionIds = {
@@ -26,6 +28,7 @@ export const actionIds = {
   cancel: (askId: string) => `ask:${askId}:cancel`,
   open: (askId: string) => `ask:${askId}:open`,
   continue: (askId: string) => `ask:${askId}:continue`,
+  arguments: (askId: string) => `ask:${askId}:args`,
   stop: (sessionId: string) => `stop:${sessionId}`,
 };
 
@@ -43,6 +46,7 @@ export function parseActionId(actionId: string): ActionId | undefined {
   if (verb === "select" || verb === "pick" || verb === "done" || verb === "cancel" || verb === "open" || verb === "continue") {
     return { kind: verb, askId };
   }
+  if (verb === "args") return { kind: "arguments", askId };
   return undefined;
 }
 

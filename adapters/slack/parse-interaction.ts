@@ -17,6 +17,7 @@ const stateElementSchema = z.object({
 
 const blockActionsSchema = z.object({
   user: z.object({ id: z.string() }),
+  team: z.object({ id: z.string() }).nullish(),
   trigger_id: z.string().optional(),
   channel: z.object({ id: z.string() }).optional(),
   message: z.object({ ts: z.string(), thread_ts: z.string().optional() }).optional(),
@@ -29,12 +30,16 @@ export type Interaction =
   | { kind: "answer"; askId: string; input: AnswerInput }
   | { kind: "cancel"; askId: string }
   | { kind: "open"; askId: string; triggerId: string }
+  /** "Show all arguments": a read-only modal, for anyone who can see the card. */
+  | { kind: "arguments"; askId: string; triggerId: string }
   | { kind: "stop"; sessionId: string }
   /** A checkbox ticked before Done: nothing to do until Done. */
   | { kind: "none" };
 
 export interface ParsedInteraction {
   userId: string;
+  /** The workspace, which with channel and thread names the conversation the card belongs to. */
+  teamId: string | undefined;
   /** Where to tell the person something privately: the card's channel and thread. */
   channel: string | undefined;
   thread: string | undefined;
@@ -52,6 +57,7 @@ export function parseBlockActions(raw: unknown): ParsedInteraction | undefined {
   if (!interaction) return undefined;
   return {
     userId: body.user.id,
+    teamId: body.team?.id,
     channel: body.channel?.id,
     thread: body.message ? (body.message.thread_ts ?? body.message.ts) : undefined,
     interaction,
@@ -83,6 +89,8 @@ function interpret(
       return { kind: "cancel", askId: id.askId };
     case "open":
       return triggerId ? { kind: "open", askId: id.askId, triggerId } : undefined;
+    case "arguments":
+      return triggerId ? { kind: "arguments", askId: id.askId, triggerId } : undefined;
     case "stop":
       return { kind: "stop", sessionId: id.sessionId };
   }

@@ -1,5 +1,5 @@
 import type { types } from "@slack/bolt";
-import { APPROVE_LABEL, DENY_LABEL } from "../../src/ask/approval.js";
+import { APPROVE_LABEL, CARD_ARGUMENT_CHARS, DENY_LABEL } from "../../src/ask/approval.js";
 import type { AskOption, AskSpec } from "../../src/ask/spec.js";
 import { actionIds } from "./action-ids.js";
 import { CHOICE_LIMITS, SLACK_LIMITS } from "./slack-limits.js";
@@ -7,6 +7,14 @@ import { mrkdwnText, plainText } from "./slack-text.js";
 
 type Block = types.KnownBlock;
 type ActionsElement = types.ActionsBlockElement;
+
+export const DENY_WITH_REASON_LABEL = "Deny with reason…";
+export const SHOW_ARGUMENTS_LABEL = "Show all arguments";
+
+/** True when an approval card shows its arguments cut, so a button must offer them whole. */
+export function argumentsCut(spec: AskSpec): boolean {
+  return spec.approval !== undefined && spec.approval.argumentsText.length > CARD_ARGUMENT_CHARS;
+}
 
 function button(text: string, actionId: string, style?: "primary" | "danger"): types.Button {
   return { type: "button", text: plainText(text, SLACK_LIMITS.buttonTextChars), action_id: actionId, ...(style ? { style } : {}) };
@@ -86,11 +94,13 @@ export function renderControls(askId: string, spec: AskSpec): Block[] {
       elements = [button("Continue", actionIds.continue(askId), "primary")];
       break;
     case "approval":
-      // Exactly Approve and Deny (DESIGN §11), then a way to deny with a reason in a form.
+      // Exactly Approve and Deny (DESIGN §11), then a way to deny with a reason in a form, and the arguments whole
+      // when the card had to cut them: nobody should approve what they could not read.
       elements = [
         button(APPROVE_LABEL, actionIds.option(askId, 0), "primary"),
         button(DENY_LABEL, actionIds.option(askId, 1), "danger"),
-        button("Deny with reason…", actionIds.open(askId)),
+        button(DENY_WITH_REASON_LABEL, actionIds.open(askId)),
+        ...(argumentsCut(spec) ? [button(SHOW_ARGUMENTS_LABEL, actionIds.arguments(askId))] : []),
       ];
       hint = "Or reply in this thread: *approve*, or your reason to deny.";
       return [

@@ -1,8 +1,9 @@
 import type { types } from "@slack/bolt";
+import { DENY_LABEL, DENY_REASON_FIELD } from "../../src/ask/approval.js";
 import type { AskField, AskSpec } from "../../src/ask/spec.js";
 import { questionBlocks } from "./render-card.js";
 import { SLACK_LIMITS } from "./slack-limits.js";
-import { mrkdwnText, plainText, truncate } from "./slack-text.js";
+import { escapeUntrusted, mrkdwnText, plainText, truncate } from "./slack-text.js";
 
 type Block = types.KnownBlock;
 
@@ -12,6 +13,8 @@ export const ANSWER_BLOCK_ID = "answer";
 export const VALUE_ACTION_ID = "value";
 const FIELD_BLOCK_PREFIX = "field-";
 const MODAL_QUESTION_CHARS = 6000;
+/** The core refuses a longer reason; the box stops there so nobody types one in vain. */
+const DENY_REASON_MAX_CHARS = 1000;
 
 export const PASSWORD_WARNING =
   "⚠️ Slack cannot hide what you type here: it stays visible on your screen until you submit. Parley never stores or shows it.";
@@ -76,6 +79,7 @@ function inputBlock(spec: AskSpec): Block {
 
 /** The modal behind "Answer" (input) and "Fill in" (form). `private_metadata` carries only the ask id. */
 export function renderAnswerModal(askId: string, spec: AskSpec): types.ModalView {
+  if (spec.type === "approval") return renderDenyModal(askId, spec);
   const fields = spec.type === "form" ? spec.fields.slice(0, SLACK_LIMITS.modalBlocks - 10).map(fieldBlock) : [inputBlock(spec)];
   const warning: Block[] = spec.fields.some((field) => field.type === "password")
     ? [{ type: "context", elements: [mrkdwnText(PASSWORD_WARNING)] }]
@@ -88,5 +92,35 @@ export function renderAnswerModal(askId: string, spec: AskSpec): types.ModalView
     submit: plainText("Submit", SLACK_LIMITS.modalButtonChars),
     close: plainText("Close", SLACK_LIMITS.modalButtonChars),
     blocks: [...questionBlocks(spec.question, MODAL_QUESTION_CHARS), ...warning, ...fields],
+  };
+}
+
+/**
+ * "Deny with reason…" on an approval card: one optional box. It is read back as a text answer like any other,
+ * and an empty box is a plain denial, so submitting always denies.
+ */
+export function renderDenyModal(askId: string, spec: AskSpec): types.ModalView {
+  const tool = spec.approval?.tool ?? "this call";
+  const label = spec.fields.find((field) => field.name === DENY_REASON_FIELD)?.label ?? "Reason (optional)";
+  return {
+    type: "modal",
+    callback_id: ANSWER_MODAL_CALLBACK_ID,
+    private_metadata: JSON.stringify({ askId }),
+    title: plainText(`${DENY_LABEL} ${tool}`, SLACK_LIMITS.modalTitleChars),
+    submit: plainText(DENY_LABEL, SLACK_LIMITS.modalButtonChars),
+    close: plainText("Close", SLACK_LIMITS.modalButtonChars),
+    blocks: [
+      {
+        type: "section",
+        text: mrkdwnText(`The agent will not run \`${escapeUntrusted(tool)}\`. It is told who denied the call, and why if you say.`),
+      },
+      {
+        type: "input",
+        block_id: ANSWER_BLOCK_ID,
+        optional: true,
+        label: plainText(label, SLACK_LIMITS.inputLabelChars),
+        element: { type: "plain_text_input", action_id: VALUE_ACTION_ID, multiline: true, max_length: DENY_REASON_MAX_CHARS },
+      },
+    ],
   };
 }

@@ -6,8 +6,9 @@ import type { RichText } from "../../src/ports/rich-text.js";
 import { PARLEY_ACTION_PATTERN } from "./action-ids.js";
 import { type ActorDirectory, errorCode } from "./actor-directory.js";
 import { parseBlockActions } from "./parse-interaction.js";
-import { parseMessageEvent } from "./parse-message-event.js";
+import { conversationOf, parseMessageEvent } from "./parse-message-event.js";
 import { parseViewSubmission, submissionErrors } from "./parse-view-submission.js";
+import { renderArgumentsModal } from "./render-arguments-modal.js";
 import { ANSWER_MODAL_CALLBACK_ID, renderAnswerModal } from "./render-modal.js";
 import { renderNoticeModal } from "./render-notice-modal.js";
 import { toMrkdwn } from "./slack-dialect.js";
@@ -43,7 +44,7 @@ export function registerListeners(deps: ListenerDependencies): void {
   app.event("app_mention", async ({ event, body, context }) => onMessage(event, body.team_id ?? context.teamId, context.botUserId));
   app.event("message", async ({ event, body, context }) => onMessage(event, body.team_id ?? context.teamId, context.botUserId));
 
-  app.action(PARLEY_ACTION_PATTERN, async ({ ack, body, client }) => {
+  app.action(PARLEY_ACTION_PATTERN, async ({ ack, body, client, context }) => {
     await ack();
     const parsed = parseBlockActions(body);
     if (!parsed || parsed.interaction.kind === "none") return;
@@ -60,6 +61,18 @@ export function registerListeners(deps: ListenerDependencies): void {
         open = await conversation.openAnswer(interaction.askId, await actors.get(parsed.userId));
       if (!open.ok) return tell(answerNotice(open.outcome));
       await client.views.open({ trigger_id: interaction.triggerId, view: renderAnswerModal(interaction.askId, open.card.spec) });
+      return;
+    }
+    if (interaction.kind === "arguments") {
+      // Reading the arguments changes nothing, so anyone who sees the card may; the ask must still be the open one.
+      const teamId = parsed.teamId ?? context.teamId;
+      const card =
+        teamId && parsed.channel && parsed.thread
+          ? await conversation.pendingCard(conversationOf(teamId, parsed.channel, parsed.thread))
+          : undefined;
+      const approval = card?.askId === interaction.askId ? card.spec.approval : undefined;
+      if (!approval) return tell(answerNotice({ kind: "unknown-ask" }));
+      await client.views.open({ trigger_id: interaction.triggerId, view: renderArgumentsModal(approval.tool, approval.argumentsText) });
       return;
     }
     const actor = await actors.get(parsed.userId);

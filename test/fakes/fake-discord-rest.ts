@@ -21,11 +21,21 @@ export interface RecordedCall {
   body: Json | undefined;
   status: number;
 }
+/** A file sent with a message as multipart/form-data, as discord.js sends `files`. */
+export interface UploadedFile {
+  /** The form field, `files[0]`…; Discord matches it to `attachments[].id` in `payload_json`. */
+  field: string;
+  name: string;
+  contentType: string;
+  data: Buffer;
+}
 /** What one person saw privately: an ephemeral reply, follow-up or deferred-reply edit. */
 export interface EphemeralMessage {
   interactionId: string;
   userId: string;
   message: Json;
+  /** The files attached to it, whole. */
+  files: UploadedFile[];
 }
 export interface Channel {
   id: string;
@@ -74,7 +84,11 @@ export class FakeDiscordRest {
     this.server = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on("data", (chunk: Buffer) => chunks.push(chunk));
-      request.on("end", () => this.handle(request, Buffer.concat(chunks).toString("utf8"), response));
+      request.on("end", () => {
+        this.receive(request, Buffer.concat(chunks), response).catch((error: unknown) => {
+          response.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify({ message: String(error), code: 50035 }));
+        });
+      });
     });
     this.gateway = new FakeDiscordGateway(
       this.server,
@@ -127,10 +141,29 @@ export class FakeDiscordRest {
     return { user: { ...userObject(this.bot), bot: true, verified: true, mfa_enabled: false }, guilds: [guild] };
   }
 
-  private handle(request: IncomingMessage, raw: string, response: ServerResponse): void {
+  /** JSON bodies, or multipart ones (a message with files): `payload_json` is the body, the other parts are files. */
+  private async receive(request: IncomingMessage, raw: Buffer, response: ServerResponse): Promise<void> {
+    const contentType = request.headers["content-type"] ?? "";
+    if (!contentType.startsWith("multipart/form-data")) {
+      this.handle(request, raw.length > 0 ? (JSON.parse(raw.toString("utf8")) as Json) : undefined, [], response);
+      return;
+    }
+    const form = await new Response(new Uint8Array(raw), { headers: { "content-type": contentType } }).formData();
+    const files: UploadedFile[] = [];
+    let body: Json | undefined;
+    for (const [field, value] of form.entries()) {
+      if (typeof value === "string") {
+        if (field === "payload_json") body = JSON.parse(value) as Json;
+        continue;
+      }
+      files.push({ field, name: value.name, contentType: value.type, data: Buffer.from(await value.arrayBuffer()) });
+    }
+    this.handle(request, body, files, response);
+  }
+
+  private handle(request: IncomingMessage, body: Json | undefined, files: UploadedFile[], response: ServerResponse): void {
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
     const path = decodeURIComponent(url.pathname).replace(/^\/api\/v10/, "");
-    const body = raw ? (JSON.parse(raw) as Json) : undefined;
     const reply = (status: number, json?: unknown) => {
       this.calls.push({ method: request.method ?? "", path, body, status });
       if (json === undefined) response.writeHead(status).end();
@@ -148,11 +181,11 @@ export class FakeDiscordRest {
       reply(400, { message: "Invalid Form Body", code: 50035, errors });
       return;
     }
-    const result = this.serve(route.name, route.params, body);
+    const result = this.serve(route.name, route.params, body, files);
     reply(result.status, result.json);
   }
 
-  private serve(name: string, params: string[], body: Json | undefined): { status: number; json?: unknown } {
+  private serve(name: string, params: string[], body: Json | undefined, files: UploadedFile[]): { status: number; json?: unknown } {
     const [first = "", second = ""] = params;
     switch (name) {
       case "gateway":
@@ -183,10 +216,10 @@ export class FakeDiscordRest {
       case "typing":
         return { status: 204 };
       case "callback":
-        return this.interactionCallback(first, second, body ?? {});
+        return this.interactionCallback(first, second, body ?? {}, files);
       case "edit-original":
       case "follow-up":
-        return { status: 200, json: this.webhookMessage(name, second, body ?? {}) };
+        return { status: 200, json: this.webhookMessage(name, second, body ?? {}, files) };
       case "commands":
         this.registeredCommands.push(...((body as unknown as Json[]) ?? []));
         return { status: 200, json: body };
@@ -210,7 +243,7 @@ export class FakeDiscordRest {
     return message;
   }
 
-  private interactionCallback(interactionId: string, token: string, body: Json): { status: number } {
+  private interactionCallback(interactionId: string, token: string, body: Json, files: UploadedFile[]): { status: number } {
     const interaction = this.interactions.get(interactionId);
     if (!interaction || interaction.token !== token) return { status: 404 };
     if (this.callbacks.some((callback) => callback.interactionId === interactionId)) return { status: 400 };
@@ -219,19 +252,19 @@ export class FakeDiscordRest {
     const ephemeral = (Number(data?.flags ?? 0) & 64) !== 0;
     if (body.type === 9 && data) this.modals.push({ interactionId, userId: interaction.user.id, data });
     if (body.type === 5 && ephemeral) interaction.deferredEphemeral = true;
-    if (body.type === 4 && ephemeral) this.recordEphemeral(interaction, data ?? {});
+    if (body.type === 4 && ephemeral) this.recordEphemeral(interaction, data ?? {}, files);
     if (body.type === 7 && interaction.message) Object.assign(interaction.message, pickMessageFields(data ?? {}));
     return { status: 204 };
   }
 
-  private webhookMessage(kind: string, token: string, body: Json): Json {
+  private webhookMessage(kind: string, token: string, body: Json, files: UploadedFile[]): Json {
     const interaction = [...this.interactions.values()].find((candidate) => candidate.token === token);
     if (!interaction) return {};
     const ephemeral = kind === "edit-original" ? interaction.deferredEphemeral === true : (Number(body.flags ?? 0) & 64) !== 0;
-    return ephemeral ? this.recordEphemeral(interaction, body) : this.postMessage(interaction.channelId, body);
+    return ephemeral ? this.recordEphemeral(interaction, body, files) : this.postMessage(interaction.channelId, body);
   }
 
-  private recordEphemeral(interaction: Interaction, body: Json): Json {
+  private recordEphemeral(interaction: Interaction, body: Json, files: UploadedFile[]): Json {
     const message = messageObject({
       id: snowflake(),
       channelId: interaction.channelId,
@@ -240,9 +273,17 @@ export class FakeDiscordRest {
       components: (body.components as unknown[]) ?? [],
       flags: 64,
     });
-    this.ephemerals.push({ interactionId: interaction.id, userId: interaction.user.id, message });
+    message.attachments = files.map((file) => attachmentObject(file));
+    this.ephemerals.push({ interactionId: interaction.id, userId: interaction.user.id, message, files });
     return message;
   }
+}
+
+/** An attachment as Discord describes it on a message; the fake serves no CDN, so the URL goes nowhere. */
+function attachmentObject(file: UploadedFile): Json {
+  const id = snowflake();
+  const url = `https://cdn.discordapp.invalid/attachments/${id}/${file.name}`;
+  return { id, filename: file.name, size: file.data.length, content_type: file.contentType, url, proxy_url: url };
 }
 
 /** The token the fake accepts as `Authorization: Bot <token>`. */
