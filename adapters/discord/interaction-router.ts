@@ -8,6 +8,7 @@ import {
   type StringSelectMenuInteraction,
 } from "discord.js";
 import type { AnswerInput } from "../../src/ask/answer.js";
+import { DENY_REASON_FIELD } from "../../src/ask/approval.js";
 import type { Actor, AnswerOutcome, Conversation } from "../../src/ports/conversation.js";
 import { answerNotice, stopNotice } from "../../src/ports/notices.js";
 import type { RichText } from "../../src/ports/rich-text.js";
@@ -155,7 +156,10 @@ export class InteractionRouter {
     } else {
       const text = submitted.text ?? "";
       this.drafts.mergeForm(target.askId, actor.id, { [TEXT_DRAFT]: text });
-      outcome = await this.conversation.answer(target.askId, actor, { kind: "text", text });
+      // The Deny form's box is a reason, never a decision: it goes as the form field the core always reads as a denial.
+      const input: AnswerInput =
+        spec?.type === "approval" ? { kind: "form", values: { [DENY_REASON_FIELD]: text } } : { kind: "text", text };
+      outcome = await this.conversation.answer(target.askId, actor, input);
     }
     const reply = this.settleDrafts(target.askId, outcome);
     if (outcome.kind !== "invalid") {

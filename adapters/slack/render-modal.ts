@@ -96,8 +96,8 @@ export function renderAnswerModal(askId: string, spec: AskSpec): types.ModalView
 }
 
 /**
- * "Deny with reason…" on an approval card: one optional box. It is read back as a text answer like any other,
- * and an empty box is a plain denial, so submitting always denies.
+ * "Deny with reason…" on an approval card: one optional box, read back as the form field `reason`, which the core
+ * always takes as a denial (a reason of "ok" must not approve); an empty box is a plain denial.
  */
 export function renderDenyModal(askId: string, spec: AskSpec): types.ModalView {
   const tool = spec.approval?.tool ?? "this call";
@@ -116,7 +116,7 @@ export function renderDenyModal(askId: string, spec: AskSpec): types.ModalView {
       },
       {
         type: "input",
-        block_id: ANSWER_BLOCK_ID,
+        block_id: fieldBlockId(DENY_REASON_FIELD),
         optional: true,
         label: plainText(label, SLACK_LIMITS.inputLabelChars),
         element: { type: "plain_text_input", action_id: VALUE_ACTION_ID, multiline: true, max_length: DENY_REASON_MAX_CHARS },

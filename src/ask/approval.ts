@@ -41,22 +41,27 @@ export function approvalSpec(call: { tool: string; description: string; input: u
 }
 
 /**
- * Approve (option 0) or Deny (option 1) buttons; a typed reply is a denial with that text as the reason, except
- * the plain words of approval or denial (so the terminal, and a thread reply of "approve", work too).
+ * Approve (option 0) or Deny (option 1) buttons. The Deny form (`form`, its one `reason` field) always denies,
+ * whatever the reason says. A typed reply (thread, terminal) is a denial with that text as the reason, except the
+ * plain words of approval or denial, so a reply of "approve" (or "1" in the terminal) approves.
  */
 export function checkApproval(input: AnswerInput): AnswerCheck {
   if (input.kind === "option" && input.index === 0) return { ok: true, value: { decision: "approve" } };
   if (input.kind === "option" && input.index === 1) return { ok: true, value: { decision: "deny" } };
-  if (input.kind === "form") return checkApproval({ kind: "text", text: String(input.values[DENY_REASON_FIELD] ?? "") });
+  if (input.kind === "form") return denial(String(input.values[DENY_REASON_FIELD] ?? "").trim());
   if (input.kind === "text") {
     const text = input.text.trim();
     const folded = text.toLowerCase();
     if (APPROVE_WORDS.has(folded)) return { ok: true, value: { decision: "approve" } };
-    if (DENY_WORDS.has(folded) || text === "") return { ok: true, value: { decision: "deny" } };
-    if (text.length > MAX_REASON_CHARS) return { ok: false, message: `Keep the reason under ${MAX_REASON_CHARS} characters.` };
-    return { ok: true, value: { decision: "deny", reason: text } };
+    if (DENY_WORDS.has(folded)) return { ok: true, value: { decision: "deny" } };
+    return denial(text);
   }
   return { ok: false, message: `Tap ${APPROVE_LABEL} or ${DENY_LABEL}.` };
+}
+
+function denial(reason: string): AnswerCheck {
+  if (reason.length > MAX_REASON_CHARS) return { ok: false, message: `Keep the reason under ${MAX_REASON_CHARS} characters.` };
+  return { ok: true, value: reason === "" ? { decision: "deny" } : { decision: "deny", reason } };
 }
 
 /** Reads a stored answer value back as a decision; anything else is not a decision. */

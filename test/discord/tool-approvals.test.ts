@@ -56,7 +56,7 @@ describe("approval cards on Discord", () => {
     await harness.botSays(thread, /Deleted d1\./);
     expect(files.recorded().filter((line) => line === "delete_record d1")).toHaveLength(1);
     expect(lastToolResults(harness.anthropic.requests.at(-1))[0]).toMatchObject({ content: [{ type: "text", text: "deleted d1" }] });
-    expect(String(harness.discord.message(String(card.id))?.content)).toContain(`Approved — answered by <@${ALICE.id}>`);
+    expect(String(harness.discord.message(String(card.id))?.content)).toContain(`✅ Approved — by <@${ALICE.id}>`);
     expect(harness.discord.message(String(card.id))?.components).toEqual([]);
   });
 
@@ -71,6 +71,22 @@ describe("approval cards on Discord", () => {
     expect(lastToolResults(harness.anthropic.requests.at(-1))[0]).toMatchObject({
       is_error: true,
       content: `denied by discord:${ALICE.id}: no reason given`,
+    });
+  });
+
+  it("Deny with reason…: the form always denies, even with a reason of ok", async () => {
+    await open();
+    harness.anthropic.script({ content: [toolUse("srv__delete_record", { id: "d3" })] }, reply("Not deleted."));
+    const thread = await harness.mention(ALICE, "delete d3");
+    const card = await harness.card(thread);
+    const interaction = harness.discord.click(ALICE, card, componentWith(card, /:open$/).custom_id);
+    const modal = await harness.until("the Deny form", () => harness.discord.modals.find((entry) => entry.interactionId === interaction));
+    harness.discord.submitModal(ALICE, modal, { answer: "ok" });
+    await harness.botSays(thread, /Not deleted\./);
+    expect(files.recorded()).not.toContain("delete_record d3");
+    expect(lastToolResults(harness.anthropic.requests.at(-1))[0]).toMatchObject({
+      is_error: true,
+      content: `denied by discord:${ALICE.id}: ok`,
     });
   });
 

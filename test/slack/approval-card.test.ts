@@ -182,13 +182,13 @@ describe("the approval card on Slack", () => {
     expect((short.title as Json).text).toBe("Deny files__write_file");
   });
 
-  it("a submitted reason is a text answer; an empty box is a plain denial", () => {
+  it("a submitted reason is the form's reason field (the core always reads it as a denial); an empty box is a plain denial", () => {
     const view = renderAnswerModal("ApprovalAsk_1", approvalCard({}).spec) as unknown as Json;
     const blockId = String((view.blocks as Json[]).find((block) => block.type === "input")?.block_id);
     const submit = (value: string | null) =>
       parseViewSubmission(viewSubmission(ALICE, view, { [blockId]: { type: "plain_text_input", value } }));
-    expect(submit("not on prod")).toMatchObject({ askId: "ApprovalAsk_1", input: { kind: "text", text: "not on prod" } });
-    expect(submit(null)).toMatchObject({ input: { kind: "text", text: "" } });
+    expect(submit("not on prod")).toMatchObject({ askId: "ApprovalAsk_1", input: { kind: "form", values: { reason: "not on prod" } } });
+    expect(submit(null)).toMatchObject({ input: { kind: "form", values: {} } });
   });
 
   it("the settled card names the decision and who made it, with no controls", () => {

@@ -78,7 +78,7 @@ describe("approval cards on Slack", () => {
     expect(actionIdsIn(settled.params.blocks)).toEqual([]);
   });
 
-  it("Deny with reason…: a form whose text reaches the model as the reason, and nothing runs", async () => {
+  it("Deny with reason…: a form whose text reaches the model as the reason (even a reason of ok), and nothing runs", async () => {
     await open();
     harness.anthropic.script({ content: [toolUse("srv__delete_record", { id: "r2" })] }, reply("I will not."));
     const thread = await mention("delete r2");
@@ -88,13 +88,14 @@ describe("approval cards on Slack", () => {
     await tap(thread, reasonButton!, card.ts);
     await waitFor(() => harness.slack.callsOf("views.open").length === 1, "the reason form");
     const view = harness.slack.callsOf("views.open")[0]!.params.view as Record<string, unknown>;
-    await harness.sender.interaction(viewSubmission(ALICE, view, { answer: { type: "plain_text_input", value: "freeze week" } }));
+    const blockId = String((view.blocks as Array<{ type: string; block_id?: string }>).find((block) => block.type === "input")?.block_id);
+    await harness.sender.interaction(viewSubmission(ALICE, view, { [blockId]: { type: "plain_text_input", value: "ok" } }));
     await harness.settle("answer", 1);
     await waitFor(() => harness.anthropic.requests.length === 2, "the model's second request");
     expect(files.recorded()).not.toContain("delete_record r2");
     expect(lastToolResults(harness.anthropic.requests.at(-1))[0]).toMatchObject({
       is_error: true,
-      content: `denied by slack:${ALICE}: freeze week`,
+      content: `denied by slack:${ALICE}: ok`,
     });
   });
 
