@@ -59,7 +59,7 @@ describe("tools from an MCP server, with a person's approval of the exact call",
       reply("Deleted."),
     );
     await harness.say("clean up r1");
-    const offered = (fake.requests[0]?.body.tools as Array<{ name: string }>).map((tool) => tool.name);
+    const offered = ((fake.requests[0]?.body.tools ?? []) as Array<{ name: string }>).map((tool) => tool.name);
     expect(offered).toEqual(expect.arrayContaining(["srv__lookup", "srv__delete_record", "ask_user"]));
     expect(textOf(resultsOf()[0])).toBe("value of region");
 
@@ -198,7 +198,7 @@ describe("tools from an MCP server, with a person's approval of the exact call",
     await open("*delete*=deny");
     fake.script(reply("ok"));
     await harness.say("hello");
-    const offered = (fake.requests[0]?.body.tools as Array<{ name: string }>).map((tool) => tool.name);
+    const offered = ((fake.requests[0]?.body.tools ?? []) as Array<{ name: string }>).map((tool) => tool.name);
     expect(offered).toContain("srv__lookup");
     expect(offered).not.toContain("srv__delete_record");
   });
