@@ -61,6 +61,7 @@ const isSpec: Guard = (value) =>
   (value.default === undefined || isString(value.default) || typeof value.default === "boolean") &&
   typeof value.timeoutSeconds === "number" &&
   typeof value.allowOther === "boolean" &&
+  (value.detached === undefined || value.detached === true) &&
   (value.approval === undefined ||
     (isRecord(value.approval) &&
       isString(value.approval.tool) &&

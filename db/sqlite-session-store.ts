@@ -5,6 +5,7 @@ import type {
   AskResolution,
   AuditEntry,
   ConversationRef,
+  NewAsk,
   NewSession,
   NewToolCall,
   PurgeCounts,
@@ -187,10 +188,10 @@ export class SqliteSessionStore implements Storage {
          WHERE id = @id AND status = 'pending' RETURNING *`,
       ),
       resumeSession: db.prepare<
-        { id: string; status: string; added: number; outcome: string | null; now: number },
+        { id: string; status: string | null; added: number; outcome: string | null; now: number },
         { message_count: number }
       >(
-        `UPDATE sessions SET status = @status, message_count = message_count + @added, last_outcome = COALESCE(@outcome, last_outcome),
+        `UPDATE sessions SET status = COALESCE(@status, status), message_count = message_count + @added, last_outcome = COALESCE(@outcome, last_outcome),
            recovery_attempts = 0, updated_at = @now WHERE id = @id RETURNING message_count`,
       ),
       askWithSession: db.prepare<[string], AskRow & { [column: `s_${string}`]: unknown }>(
@@ -396,6 +397,18 @@ export class SqliteSessionStore implements Storage {
 
   async listSessionsByStatus(status: SessionStatus): Promise<Session[]> {
     return this.statements.sessionsByStatus.all(status).map(toSession);
+  }
+
+  async openAsk(sessionId: string, ask: NewAsk, now: number): Promise<void> {
+    this.statements.insertAsk.run({
+      id: ask.id,
+      sessionId,
+      toolUseId: ask.toolUseId,
+      spec: writeSpec(ask.spec),
+      siblings: JSON.stringify(ask.siblingResults),
+      deadline: ask.deadline,
+      now,
+    });
   }
 
   async askForToolUse(sessionId: string, toolUseId: string): Promise<Ask | undefined> {

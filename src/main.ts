@@ -43,6 +43,7 @@ async function main(): Promise<void> {
     tools: [CURRENT_TIME_TOOL],
     ...(toolProvider ? { toolProvider } : {}),
     toolRules,
+    toolTimeoutSeconds: config.TOOL_TIMEOUT_S,
     systemPrompt: buildSystemPrompt(teamInstructions(config)),
     settings,
     adminUserIds: config.ADMIN_USER_IDS,

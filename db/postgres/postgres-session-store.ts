@@ -5,6 +5,7 @@ import type {
   AskResolution,
   AuditEntry,
   ConversationRef,
+  NewAsk,
   NewSession,
   NewToolCall,
   PurgeCounts,
@@ -237,6 +238,11 @@ export class PostgresSessionStore implements Storage {
 
   async listSessionsByStatus(status: SessionStatus): Promise<Session[]> {
     return (await this.query<SessionRow>(SQL.sessionsByStatus, [status])).rows.map(toSession);
+  }
+
+  async openAsk(sessionId: string, ask: NewAsk, now: number): Promise<void> {
+    const siblings = JSON.stringify(ask.siblingResults);
+    await this.query(SQL.insertAsk, [ask.id, sessionId, ask.toolUseId, writeSpec(ask.spec), siblings, ask.deadline, now]);
   }
 
   async askForToolUse(sessionId: string, toolUseId: string): Promise<Ask | undefined> {

@@ -58,6 +58,8 @@ export interface AskSpec {
   allowOther: boolean;
   /** Only on `approval` specs. */
   approval?: ApprovalFacts;
+  /** An ask that does not suspend the turn (a server's elicitation during a call): answering it resumes nothing. */
+  detached?: true;
 }
 
 export type SpecResult = { ok: true; spec: AskSpec } | { ok: false; error: string };

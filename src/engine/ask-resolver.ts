@@ -7,6 +7,7 @@ import type { PlatformAdapter, Settlement } from "../ports/platform-adapter.js";
 import { mention, rich } from "../ports/rich-text.js";
 import type { Ask, AskStatus, Session, SessionStore } from "../ports/session-store.js";
 import type { CardDesk } from "./card-desk.js";
+import type { ElicitationDesk } from "./elicitation-desk.js";
 import type { TurnRunner } from "./turn-runner.js";
 
 export interface Resolution {
@@ -25,6 +26,7 @@ export interface AskResolverDependencies {
   store: SessionStore;
   cards: CardDesk;
   turns: TurnRunner;
+  elicitations: ElicitationDesk;
   adapterFor: (session: Session) => PlatformAdapter;
   isAdmin: (actor: Actor) => boolean;
   track: (task: () => Promise<void>) => void;
@@ -36,6 +38,7 @@ export interface AskResolverDependencies {
  * A Stop that ends the turn on an approval answers every call of the message `cancelled`, so no tool_use is left open.
  */
 function resultMessageOf(ask: Ask, resolution: Resolution): ChatMessage | null {
+  if (ask.spec.detached) return null;
   if (ask.spec.type === "approval") {
     if (!resolution.stop) return null;
     const own = { type: "tool_result" as const, tool_use_id: ask.toolUseId, content: "cancelled", is_error: true };
@@ -61,7 +64,8 @@ export class AskResolver {
       answer: resolution.answer,
       answeredBy: actor?.id ?? null,
       resultMessage,
-      sessionStatus: stop ? "idle" : "running",
+      // An elicitation's answer goes to the call waiting for it; the turn's state is not this claim's to change.
+      sessionStatus: ask.spec.detached ? null : stop ? "idle" : "running",
       ...(stop ? { outcome: "cancelled" as const } : {}),
       audit: {
         actor: actor?.id ?? "system",
@@ -91,7 +95,8 @@ export class AskResolver {
         : undefined;
     this.deps.track(async () => {
       await this.deps.cards.settle(won, session, settlement);
-      if (stop) await this.deps.adapterFor(session).postNotice(session.conversation, rich`⏹ Stopped by ${mention(actor?.id ?? "?")}.`);
+      if (ask.spec.detached) this.deps.elicitations.settle(won, resolution.status, resolution.result.ok ? resolution.result.value : null);
+      else if (stop) await this.deps.adapterFor(session).postNotice(session.conversation, rich`⏹ Stopped by ${mention(actor?.id ?? "?")}.`);
       else await this.deps.turns.run(session.id, secret);
     });
     return { kind: "accepted" };

@@ -16,6 +16,7 @@ import { ToolCatalog } from "../tools/tool-catalog.js";
 import { ToolRules } from "../tools/tool-rules.js";
 import { AskResolver } from "./ask-resolver.js";
 import { CardDesk } from "./card-desk.js";
+import { ElicitationDesk } from "./elicitation-desk.js";
 import { Maintenance, SWEEP_INTERVAL_MS } from "./maintenance.js";
 import { createRuntimeSettings, type RuntimeSettings } from "./settings.js";
 import { TaskTracker } from "./task-tracker.js";
@@ -32,6 +33,8 @@ export interface EngineDependencies {
   toolProvider?: ToolProvider;
   /** Policy rules in force (TOOL_POLICY and admins'); read-only tools run, others ask, when absent. */
   toolRules?: ToolRules;
+  /** How long a server's elicitation form may wait (TOOL_TIMEOUT_S: the call that asked lives no longer). */
+  toolTimeoutSeconds?: number;
   /** The system prompt, the team's instructions included. */
   systemPrompt?: string;
   settings?: RuntimeSettings;
@@ -53,6 +56,7 @@ export class Engine implements Conversation {
   private readonly logger: Logger;
   private readonly tasks = new TaskTracker();
   private readonly cards: CardDesk;
+  private readonly elicitations: ElicitationDesk;
   private readonly turns: TurnRunner;
   private readonly resolver: AskResolver;
   private readonly maintenance: Maintenance;
@@ -77,6 +81,13 @@ export class Engine implements Conversation {
     });
     // Built in dependency order: each collaborator gets only what already exists.
     this.cards = new CardDesk({ store: this.store, adapterFor, settings: this.settings, logger: this.logger, clock: this.clock });
+    this.elicitations = new ElicitationDesk({
+      store: this.store,
+      cards: this.cards,
+      clock: this.clock,
+      timeoutSeconds: deps.toolTimeoutSeconds ?? 120,
+      track,
+    });
     this.turns = new TurnRunner({
       store: this.store,
       model: deps.model,
@@ -85,6 +96,7 @@ export class Engine implements Conversation {
       settings: this.settings,
       adapterFor,
       cards: this.cards,
+      elicitations: this.elicitations,
       logger: this.logger,
       clock: this.clock,
       onTurnEnd: deps.onTurnEnd ?? (() => {}),
@@ -93,6 +105,7 @@ export class Engine implements Conversation {
       store: this.store,
       cards: this.cards,
       turns: this.turns,
+      elicitations: this.elicitations,
       adapterFor,
       isAdmin: (actor) => this.isAdmin(actor),
       track,
@@ -103,6 +116,7 @@ export class Engine implements Conversation {
       resolver: this.resolver,
       cards: this.cards,
       turns: this.turns,
+      elicitations: this.elicitations,
       adapterFor,
       track,
       clock: this.clock,

@@ -5,6 +5,7 @@ import { rich } from "../ports/rich-text.js";
 import type { MaintenanceStore, Session, SessionStore } from "../ports/session-store.js";
 import type { AskResolver } from "./ask-resolver.js";
 import type { CardDesk } from "./card-desk.js";
+import type { ElicitationDesk } from "./elicitation-desk.js";
 import type { TurnRunner } from "./turn-runner.js";
 
 /** Turns interrupted by a crash are re-run this many times before the session is failed visibly. */
@@ -25,6 +26,7 @@ export interface MaintenanceDependencies {
   resolver: AskResolver;
   cards: CardDesk;
   turns: TurnRunner;
+  elicitations: ElicitationDesk;
   adapterFor: (session: Session) => PlatformAdapter;
   track: (task: () => Promise<void>) => void;
   clock: () => number;
@@ -68,6 +70,8 @@ export class Maintenance {
 
   async recover(): Promise<void> {
     const { store, track } = this.deps;
+    const running = await store.listSessionsByStatus("running");
+    for (const session of running) await this.deps.elicitations.abandonOrphans(session);
     // Post first, then sweep: a question nobody saw must not time out (the sweep skips unposted asks too).
     await Promise.all((await store.listUnpostedAsks()).map((ask) => this.deps.cards.post(ask.id)));
     // A crash between a claim and its card update leaves live buttons: settle recent endings again (idempotent).

@@ -8,6 +8,7 @@ import { code, mention, rich, untrusted } from "../ports/rich-text.js";
 import type { Session, SessionStore } from "../ports/session-store.js";
 import type { ToolCatalog } from "../tools/tool-catalog.js";
 import type { CardDesk } from "./card-desk.js";
+import type { ElicitationDesk } from "./elicitation-desk.js";
 import { ProgressReporter } from "./progress.js";
 import type { EngineSettings, RuntimeSettings } from "./settings.js";
 
@@ -25,6 +26,7 @@ export interface TurnRunnerDependencies {
   settings: RuntimeSettings;
   adapterFor: (session: Session) => PlatformAdapter;
   cards: CardDesk;
+  elicitations: ElicitationDesk;
   logger: Logger;
   clock: () => number;
   onTurnEnd: (sessionId: string, result: LoopResult) => void;
@@ -120,6 +122,7 @@ export class TurnRunner {
             // Tool progress is a server's text: shown as typed, pinging nobody.
             progress: (text) => progress.update([untrusted(text)]),
             signal: stop.signal,
+            elicit: (server, request) => this.deps.elicitations.ask(session, server, request),
           },
           session,
           history,

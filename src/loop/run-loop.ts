@@ -14,7 +14,7 @@ import type { Ask, NewAsk, Session, SessionStore } from "../ports/session-store.
 import type { ToolCatalog } from "../tools/tool-catalog.js";
 import { finalText, toRequestMessages } from "./history.js";
 import { handleToolCalls } from "./tool-calls.js";
-import { pendingToolUses, runToolPhase } from "./tool-phase.js";
+import { pendingToolUses, runToolPhase, type ToolPhaseDependencies } from "./tool-phase.js";
 import { ASK_USER_DEFINITION, ASK_USER_TOOL_NAME } from "./tools.js";
 
 export interface LoopDependencies {
@@ -29,6 +29,8 @@ export interface LoopDependencies {
   progress: (text: string) => void;
   /** Aborted by Stop: a running tool call is cancelled on its server. */
   signal: AbortSignal;
+  /** A server's elicitation during a call, as a form card in the session. */
+  elicit?: ToolPhaseDependencies["elicit"];
 }
 
 export type LoopResult =
@@ -64,6 +66,7 @@ export async function runLoop(deps: LoopDependencies, startingSession: Session, 
         approvalTimeoutSeconds: settings.askTimeoutSeconds,
         signal: deps.signal,
         progress: deps.progress,
+        ...(deps.elicit ? { elicit: deps.elicit } : {}),
       });
       if (phase.kind === "approve") return suspend(deps, sessionId, [], ZERO_USAGE, phase);
       await store.commitStep(sessionId, { messages: [phase.message], usage: ZERO_USAGE, now: deps.clock() });

@@ -3,6 +3,7 @@ import { argumentsHash } from "../ask/canonical-json.js";
 import type { AskSpec } from "../ask/spec.js";
 import type { ChatMessage, ToolResultBlock, ToolUseBlock } from "../ports/model-client.js";
 import type { Ask, Session, SessionStore } from "../ports/session-store.js";
+import type { ElicitationRequest, ElicitationResponse } from "../ports/tool-provider.js";
 import type { CatalogTool, ToolCatalog } from "../tools/tool-catalog.js";
 
 export interface ToolPhaseDependencies {
@@ -13,6 +14,8 @@ export interface ToolPhaseDependencies {
   /** Aborted by Stop: a running call is cancelled on its server, calls not yet sent are not sent. */
   signal: AbortSignal;
   progress: (text: string) => void;
+  /** Puts a server's elicitation before the people of the session as a form; absent, the server hears `decline`. */
+  elicit?: (server: string, request: ElicitationRequest) => Promise<ElicitationResponse>;
 }
 
 /** One call that needs a person's OK before anything runs: the loop suspends on its approval card. */
@@ -116,9 +119,11 @@ async function execute(
     if (!started) return errorResult(use.id, `interrupted: ${use.name} was already started elsewhere; it may or may not have taken effect`);
   }
   deps.progress(`Running tool ${use.name}…`);
+  const elicit = deps.elicit;
   const output = await deps.catalog.run(use.name, use.input, {
     signal: deps.signal,
     onProgress: (text) => deps.progress(`${use.name}: ${text}`),
+    ...(elicit ? { onElicitation: (request: ElicitationRequest) => elicit(verdict.tool.origin, request) } : {}),
   });
   const result: ToolResultBlock = {
     type: "tool_result",

@@ -98,8 +98,8 @@ export interface AskResolution {
    * approval, whose decision is read when the turn runs the approved call (nothing is appended then).
    */
   resultMessage: ChatMessage | null;
-  /** `running` resumes the loop; `idle` ends the turn (Stop). */
-  sessionStatus: "running" | "idle";
+  /** `running` resumes the loop; `idle` ends the turn (Stop); null leaves the session as it is (an elicitation). */
+  sessionStatus: "running" | "idle" | null;
   outcome?: TurnOutcome;
   /** Written in the same transaction as the claim. */
   audit: AuditEntry;
@@ -204,6 +204,11 @@ export interface SessionStore {
    * Returns the ask's status after the write: not `pending` when it ended while its card was being posted.
    */
   setCardRef(askId: string, cardRef: string, deadline: number): Promise<AskStatus | undefined>;
+  /**
+   * Writes a pending ask that does not suspend the turn (a server's elicitation during a tool call): the session's
+   * status, counters and history are untouched.
+   */
+  openAsk(sessionId: string, ask: NewAsk, now: number): Promise<void>;
   /** The newest ask made for one tool call of a session (its approval), if any. */
   askForToolUse(sessionId: string, toolUseId: string): Promise<Ask | undefined>;
   /** The journal entry of one tool call of a session, if it was ever started. */

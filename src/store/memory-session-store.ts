@@ -5,6 +5,7 @@ import {
   type AuditEntry,
   type ConversationRef,
   conversationKey,
+  type NewAsk,
   type NewSession,
   type NewToolCall,
   type PurgeCounts,
@@ -176,7 +177,7 @@ export class MemorySessionStore implements Storage {
     ask.endedAt = resolution.now;
     const session = this.mustGet(ask.sessionId);
     if (resolution.resultMessage) this.messages.get(ask.sessionId)!.push(copy(resolution.resultMessage));
-    session.status = resolution.sessionStatus;
+    if (resolution.sessionStatus !== null) session.status = resolution.sessionStatus;
     session.recoveryAttempts = 0;
     if (resolution.outcome) session.lastOutcome = resolution.outcome;
     session.updatedAt = resolution.now;
@@ -214,6 +215,20 @@ export class MemorySessionStore implements Storage {
 
   async listSessionsByStatus(status: SessionStatus): Promise<Session[]> {
     return [...this.sessions.values()].filter((session) => session.status === status).map(copy);
+  }
+
+  async openAsk(sessionId: string, ask: NewAsk, now: number): Promise<void> {
+    this.mustGet(sessionId);
+    this.asks.set(ask.id, {
+      ...copy(ask),
+      sessionId,
+      status: "pending",
+      cardRef: null,
+      answer: null,
+      answeredBy: null,
+      createdAt: now,
+      endedAt: null,
+    });
   }
 
   async askForToolUse(sessionId: string, toolUseId: string): Promise<Ask | undefined> {

@@ -196,6 +196,31 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
         expect((await store.loadMessages("S1")).at(-1)).toEqual(user("after"));
       }));
 
+    it("opens an ask that suspends nothing (an elicitation); its claim leaves the session and its history alone", () =>
+      withStore(async (store) => {
+        const session = await store.createSession({ id: "S1", conversation: CONVERSATION, ownerId: "U1", now: 1 });
+        await store.startTurnOrQueue(session.id, user("hi"), 2);
+        const before = await store.getSession("S1");
+        const messages = await store.loadMessages("S1");
+        await store.openAsk("S1", { id: "E1", toolUseId: "elicitation:E1", spec, siblingResults: [], deadline: 900 }, 3);
+        expect(await store.getAsk("E1")).toMatchObject({ sessionId: "S1", status: "pending", cardRef: null, deadline: 900 });
+        expect(await store.getSession("S1")).toMatchObject({ status: "running", turnAsks: before?.turnAsks });
+        expect(await store.setCardRef("E1", "card-e", 900)).toBe("pending");
+        const resolution = {
+          status: "answered" as const,
+          answer: { value: { confirm: true } },
+          answeredBy: "U1",
+          resultMessage: null,
+          sessionStatus: null,
+          audit: { actor: "U1", action: "ask-answered", target: "E1", outcome: "answered", at: 4 },
+          now: 4,
+        };
+        expect((await store.resolveAsk("E1", resolution))?.status).toBe("answered");
+        expect(await store.resolveAsk("E1", { ...resolution, answeredBy: "U2" })).toBeUndefined();
+        expect((await store.getSession("S1"))?.status).toBe("running");
+        expect(await store.loadMessages("S1")).toEqual(messages);
+      }));
+
     it("counts a model iteration only for a step with an assistant message", () =>
       withStore(async (store) => {
         const session = await store.createSession({ id: "S1", conversation: CONVERSATION, ownerId: "U1", now: 1 });

@@ -229,6 +229,104 @@ describe("tools from an MCP server, with a person's approval of the exact call",
   });
 });
 
+describe("a server's elicitation during a call becomes a form card in the thread", () => {
+  const formCard = async () => {
+    await waitUntil(() => harness.adapter.cards.some((card) => card.spec.detached === true));
+    return harness.adapter.cards.find((card) => card.spec.detached === true)!;
+  };
+
+  it("the form's answer goes back to the server typed as it asked, and the turn goes on", async () => {
+    await open("srv__confirm_with_form=auto");
+    fake.script({ content: [toolUse("srv__confirm_with_form", {})] }, reply("Confirmed."));
+    const said = harness.say("delete it, but ask first");
+    const card = await formCard();
+    expect(card.spec).toMatchObject({ type: "form", title: "srv asks", question: "Confirm the deletion?" });
+    expect(card.spec.fields.map((field) => [field.name, field.type, field.required])).toEqual([
+      ["confirm", "toggle", true],
+      ["reason", "text", false],
+      ["count", "number", false],
+      ["color", "text", false],
+    ]);
+    expect(card.spec.fields[3]?.label).toContain("one of: red, green");
+    // A stranger is refused, as on any card; the owner answers, with a count typed as text.
+    const values = { confirm: true, reason: "tidy up", count: "3", color: "green" };
+    expect((await harness.engine.answer(card.askId, { id: "U_STRANGER" }, { kind: "form", values })).kind).toBe("not-allowed");
+    expect((await harness.engine.answer(card.askId, OWNER, { kind: "form", values })).kind).toBe("accepted");
+    await said;
+    await harness.engine.idle();
+    expect(files.recorded()).toContain("confirm_with_form accept");
+    expect(JSON.parse(textOf(resultsOf()[0]))).toEqual({
+      action: "accept",
+      content: { confirm: true, reason: "tidy up", count: 3, color: "green" },
+    });
+    expect(harness.adapter.messages.at(-1)?.text).toBe("Confirmed.");
+    // The form's claim left the turn alone: it ended as any turn does, and no ask is left open.
+    const session = await harness.store.findSession(card.conversation);
+    expect(session?.status).toBe("idle");
+    expect(await harness.store.pendingAsk(session!.id)).toBeUndefined();
+  });
+
+  it("Cancel on the form is a decline; a choice outside the server's list is a cancel", async () => {
+    await open("srv__confirm_with_form=auto");
+    fake.script(
+      { content: [toolUse("srv__confirm_with_form", {}, "toolu_f1")] },
+      { content: [toolUse("srv__confirm_with_form", {}, "toolu_f2")] },
+      reply("Nothing done."),
+    );
+    const said = harness.say("maybe delete it");
+    const first = await formCard();
+    expect((await harness.engine.cancel(first.askId, OWNER)).kind).toBe("accepted");
+    await waitUntil(() => files.recorded().includes("confirm_with_form decline"));
+    await waitUntil(() => harness.adapter.cards.filter((card) => card.spec.detached === true).length === 2);
+    const second = harness.adapter.cards.filter((card) => card.spec.detached === true)[1]!;
+    const values = { confirm: true, color: "blue" };
+    expect((await harness.engine.answer(second.askId, OWNER, { kind: "form", values })).kind).toBe("accepted");
+    await said;
+    await harness.engine.idle();
+    expect(files.recorded().filter((line) => line.startsWith("confirm_with_form"))).toEqual([
+      "confirm_with_form decline",
+      "confirm_with_form cancel",
+    ]);
+    expect(harness.adapter.messages.at(-1)?.text).toBe("Nothing done.");
+  });
+
+  it("a form a crash left open is taken down at start-up, and the turn's next ask is the session's only one", async () => {
+    await open("srv__*=auto");
+    const conversation = { platform: "test", workspace: "T1", channel: "C1", thread: "crash-form" };
+    const session = await harness.store.createSession({ id: "S-form", conversation, ownerId: OWNER.id, now });
+    await harness.store.startTurnOrQueue(session.id, { role: "user", content: [{ type: "text", text: "go" }] }, now);
+    const form = { type: "form" as const, dialect: "typed" as const, title: "srv asks", question: "Sure?", options: [], fields: [] };
+    const spec = { ...form, timeoutSeconds: 120, allowOther: false, detached: true as const };
+    await harness.store.openAsk(
+      session.id,
+      { id: "E-orphan", toolUseId: "elicitation:E-orphan", spec, siblingResults: [], deadline: now + 120_000 },
+      now,
+    );
+    await harness.store.setCardRef("E-orphan", "card-orphan", now + 120_000);
+    fake.script({ content: [toolUse("ask_user", { type: "confirm", question: "Go on?" })] });
+    await harness.restart();
+    expect(await harness.store.getAsk("E-orphan")).toMatchObject({ status: "cancelled" });
+    expect(harness.adapter.settled.find((entry) => entry.card.askId === "E-orphan")?.settlement.status).toBe("cancelled");
+    const pending = await harness.store.pendingAsk(session.id);
+    expect(pending?.spec.question).toBe("Go on?");
+  });
+
+  it("Stop during the form takes the card down and cancels the call", async () => {
+    await open("srv__confirm_with_form=auto");
+    fake.script({ content: [toolUse("srv__confirm_with_form", {})] });
+    const said = harness.say("delete it");
+    const card = await formCard();
+    const session = await harness.store.findSession(card.conversation);
+    expect(await harness.engine.stop(session!.id, OWNER)).toBe("stopping");
+    await said;
+    await harness.engine.idle();
+    await waitUntil(() => harness.adapter.settled.some((entry) => entry.card.askId === card.askId));
+    expect(harness.adapter.settled.find((entry) => entry.card.askId === card.askId)?.settlement.status).toBe("cancelled");
+    expect((await harness.engine.answer(card.askId, OWNER, { kind: "form", values: { confirm: true } })).kind).toBe("already-ended");
+    expect(files.recorded()).not.toContain("confirm_with_form accept");
+  });
+});
+
 async function waitUntil(check: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
