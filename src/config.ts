@@ -24,8 +24,8 @@ const configShape = {
   SLACK_API_URL: optionalText.pipe(z.url().optional()),
   DISCORD_TOKEN: optionalText,
   DISCORD_APPLICATION_ID: optionalText.pipe(z.string().regex(/^\d+$/, "must be the application's numeric id").optional()),
-  DISCORD_API_URL: optionalText.pipe(z.url().optional()),
   DISCORD_GUILD_ID: optionalText.pipe(z.string().regex(/^\d+$/, "must be a numeric server id").optional()),
+  DISCORD_API_URL: optionalText.pipe(z.url().optional()),
   DISCORD_MESSAGE_CONTENT: optionalText
     .transform((value) => value ?? "true")
     .pipe(z.enum(["true", "false"], { error: "must be true or false" }))
