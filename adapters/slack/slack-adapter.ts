@@ -9,7 +9,8 @@ import type { ConversationRef } from "../../src/ports/session-store.js";
 import { ActorDirectory, errorCode } from "./actor-directory.js";
 import { createBoltLogger } from "./bolt-logger.js";
 import { readCardRef, writeCardRef } from "./card-ref.js";
-import { markdownToMrkdwn, splitMrkdwn } from "./markdown-to-mrkdwn.js";
+import { splitMrkdwn } from "./markdown-to-mrkdwn.js";
+import { mentionedUserIds, modelMessages } from "./model-message.js";
 import { renderCard } from "./render-card.js";
 import { renderProgress } from "./render-progress.js";
 import { renderSettledCard } from "./render-settled.js";
@@ -142,11 +143,19 @@ export class SlackAdapter implements ServingAdapter {
   }
 
   async postMessage(conversation: ConversationRef, markdown: string): Promise<void> {
-    for (const piece of splitMrkdwn(markdownToMrkdwn(markdown), SLACK_LIMITS.messageTextChars)) {
+    const names = new Map<string, string>();
+    await Promise.all(
+      mentionedUserIds(markdown).map(async (id) => {
+        const actor = await this.actors.get(id).catch(() => undefined);
+        if (actor?.name) names.set(id, actor.name);
+      }),
+    );
+    for (const message of modelMessages(markdown, names)) {
       await this.client.chat.postMessage({
         channel: conversation.channel,
         thread_ts: conversation.thread,
-        text: piece,
+        text: message.text,
+        blocks: message.blocks as webApi.KnownBlock[],
         unfurl_links: false,
       });
     }

@@ -25,6 +25,8 @@ export const SLACK_LIMITS = {
   privateMetadataChars: 3000,
   /** Slack reports `msg_blocks_too_long` near 13.2k characters of block text in one message; stay well under. */
   messageBlockTextChars: 12000,
+  /** All `markdown` blocks of one message together: Slack's documented cumulative limit. */
+  markdownBlockChars: 12000,
   /** Slack advises keeping a message's `text` under 4,000 characters. */
   messageTextChars: 4000,
 } as const;

@@ -64,7 +64,7 @@ describe("mention injection on Slack", () => {
         options: ["<!channel> yes", "<@U_VICTIM> no"],
       }),
       ask({ type: "input", question: `Say it again: ${PINGS}` }),
-      reply(`Done. <!channel> <!here> <!everyone> <https://evil.example|click> ${MARKDOWN_AND_SQL}`),
+      reply(`Done. <!channel> <!here> <!everyone> <https://evil.example|click> thanks <@${BOB}> ${MARKDOWN_AND_SQL}`),
     );
     const thread = nextTs();
     await say(ALICE, "start", thread, "start");
@@ -78,11 +78,14 @@ describe("mention injection on Slack", () => {
     const texts = mrkdwnTexts(outbound);
     expect(texts.length).toBeGreaterThan(5);
     for (const text of texts.filter((entry) => !entry.includes("Done."))) expect(text).not.toMatch(RAW_PING);
-    // The final answer keeps user mentions (the core writes `<@U…>` there on purpose) but no special mention or forged link.
-    const final = texts.filter((entry) => entry.includes("Done."));
+    // The final answer is a markdown block: what the model wrote pings nobody; a person it names shows by name.
+    const final = outbound.filter((call) => JSON.stringify(call.params.blocks ?? "").includes("Done."));
     expect(final).toHaveLength(1);
-    expect(final[0]).not.toMatch(RAW_PING);
-    expect(final[0]).toContain("&lt;!channel&gt;");
+    const [block] = final[0]!.params.blocks as Array<{ type: string; text: string }>;
+    expect(block?.type).toBe("markdown");
+    expect(block?.text).not.toMatch(RAW_PING);
+    expect(block?.text).toContain("Done. @\u2060channel @\u2060here @\u2060everyone [click](https://evil.example) thanks @\u2060bob");
+    expect(String(final[0]!.params.text)).not.toMatch(RAW_PING);
     expect(outbound.some((call) => call.params.link_names === true || call.params.link_names === "true")).toBe(false);
     expect(outbound.some((call) => call.params.parse === "full")).toBe(false);
 

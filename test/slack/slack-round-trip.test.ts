@@ -63,7 +63,9 @@ describe("Slack round trip through real Bolt", () => {
 
     expect(lastToolResultValue()).toEqual({ ok: true, value: "production" });
     const final = harness.posted(ts).at(-1)!;
-    expect(final.params.text).toBe("Deploying to *production*.");
+    // The model's Markdown goes to Slack as written, in a markdown block, with a plain fallback for notifications.
+    expect(final.params.blocks).toEqual([{ type: "markdown", text: "Deploying to **production**." }]);
+    expect(final.params.text).toBe("Deploying to **production**.");
     const settled = harness.updatesOf(card.ts).at(-1)!;
     expect(JSON.stringify(settled.params.blocks)).toContain(`✅ production — answered by <@${ALICE}>`);
     expect(JSON.stringify(settled.params.blocks)).not.toContain("ask:");
@@ -171,18 +173,18 @@ describe("Slack round trip through real Bolt", () => {
   });
 
   it("splits a long final answer into several messages, shows progress and clears the thinking status", async () => {
-    const paragraphs = Array.from({ length: 30 }, (_, index) => `Paragraph ${index}: ${"detail ".repeat(60)}`);
+    const paragraphs = Array.from({ length: 60 }, (_, index) => `Paragraph ${index}: ${"detail ".repeat(60)}`);
     harness.anthropic.script(reply(paragraphs.join("\n\n")));
     const ts = nextTs();
     await deliver(messageEvent("app_mention", { user: ALICE, text: `<@${FAKE_BOT_USER_ID}> explain`, ts }));
     await harness.settle("handleMessage", 1);
-    const texts = harness
-      .posted(ts)
-      .filter((call) => call.params.blocks === undefined)
-      .map((call) => String(call.params.text));
+    const answers = harness.posted(ts).filter((call) => JSON.stringify(call.params.blocks ?? "").includes('"type":"markdown"'));
+    const texts = answers.map((call) => (call.params.blocks as Array<{ text: string }>)[0]!.text);
     expect(texts.length).toBeGreaterThan(2);
-    expect(texts.every((text) => text.length <= 4000)).toBe(true);
-    expect(texts.join("\n\n")).toContain("Paragraph 29:");
+    expect(texts.every((text) => text.length <= 12000)).toBe(true);
+    expect(answers.every((call) => String(call.params.text).length <= 4000)).toBe(true);
+    expect(texts.join("\n\n")).toContain("Paragraph 0:");
+    expect(texts.join("\n\n")).toContain("Paragraph 59:");
     const statuses = harness.slack.callsOf("assistant.threads.setStatus").map((call) => call.params.status);
     expect(statuses).toEqual(["is thinking…", ""]);
     const progress = harness.posted(ts).find((call) => JSON.stringify(call.params.blocks ?? "").includes("stop:"))!;
