@@ -44,7 +44,17 @@ export interface EngineDependencies {
   onTurnEnd?: (sessionId: string, result: LoopResult) => void;
 }
 
-const STOP_WORDS = new Set(["stop", "stop!", "/stop", "cancel turn"]);
+/**
+ * A message to the bot that only says stop: `stop`, `Stop.`, `please stop!`, `/stop`, `cancel turn`. Case, punctuation
+ * and "please" aside, nothing else may be in it: "stop the deploy" is a request, or an answer to a pending question.
+ */
+export function isStopRequest(text: string): boolean {
+  const words = text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word.length > 0 && word !== "please");
+  return (words.length === 1 && words[0] === "stop") || words.join(" ") === "cancel turn";
+}
 
 /** Starts, suspends, resumes and recovers agent turns. Platform- and database-neutral. */
 export class Engine implements Conversation {
@@ -130,7 +140,7 @@ export class Engine implements Conversation {
   }
 
   private async routeMessage(message: InboundMessage, attempt: number): Promise<MessageOutcome> {
-    const isStop = message.addressedToBot && STOP_WORDS.has(message.text.trim().toLowerCase());
+    const isStop = message.addressedToBot && isStopRequest(message.text);
     let session = await this.store.findSession(message.conversation);
     if (!session) {
       if (!message.addressedToBot || isStop) return "ignored";

@@ -240,6 +240,18 @@ describe("ending a turn", () => {
     expect(harness.adapter.messages.at(-1)?.text).toBe("Hello again.");
   });
 
+  it("'Please stop.' to the bot stops while a question waits, instead of becoming its free-text answer", async () => {
+    fake.script(ask({ type: "input", question: "Which branch?" }));
+    await harness.say("ship it");
+    expect(await harness.say("Please stop.")).toBe("stopping");
+    expect(harness.adapter.settled.at(-1)?.settlement).toMatchObject({ status: "cancelled", stopped: true });
+    expect(fake.requests).toHaveLength(1);
+    // Not addressed to the bot, the same words are an ordinary answer.
+    fake.script(ask({ type: "input", question: "Which branch?" }), reply("Shipping main."));
+    await harness.say("ship it again");
+    expect(await harness.say("please stop", { addressedToBot: false })).toBe("answered");
+  });
+
   it("a provider failure after retries fails the turn visibly, and retry re-runs it", async () => {
     fake.script({ status: 529, error: "Overloaded" });
     await harness.say("summarise");
