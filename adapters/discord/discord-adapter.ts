@@ -93,7 +93,7 @@ export class DiscordAdapter implements ServingAdapter {
   }
 
   async postCard(card: CardView): Promise<string> {
-    const message = await this.send(card.conversation.thread, renderCard(card));
+    const message = await this.send(card.conversation.thread, renderCard(card, { plainReplies: this.options.messageContent !== false }));
     return writeCardRef({ channelId: message.channel_id, messageId: message.id });
   }
 
@@ -119,8 +119,9 @@ export class DiscordAdapter implements ServingAdapter {
    * thread that mentions only that person (a DM could be closed, and would lose the context).
    */
   async notifyPrivately(conversation: ConversationRef, userId: string, text: RichText): Promise<void> {
+    // A bot cannot whisper in a channel outside an interaction: the note names the person but notifies nobody.
     const content = `<@${userId}> ${toDiscordMarkdown(text)}`;
-    await this.send(conversation.thread, { content, allowed_mentions: { parse: [], users: [userId] } });
+    await this.send(conversation.thread, { content, allowed_mentions: NO_MENTIONS });
   }
 
   async postNotice(conversation: ConversationRef, text: RichText): Promise<void> {

@@ -37,9 +37,16 @@ export function argumentsCut(spec: AskSpec): boolean {
   return spec.approval !== undefined && spec.approval.argumentsText.length > CARD_ARGUMENT_CHARS;
 }
 
+export interface CardOptions {
+  /** False without the Message Content intent: plain thread replies arrive blank, so the card must not offer them. */
+  plainReplies: boolean;
+}
+
 /** Draws an ask as a message: question, who may answer, expiry, and components within Discord's limits. */
-export function renderCard(card: CardView): DiscordMessageBody {
+export function renderCard(card: CardView, options: CardOptions = { plainReplies: true }): DiscordMessageBody {
   const { spec, askId } = card;
+  // Without Message Content, Discord still shows the bot a Reply to its own message and a mention of it.
+  const reply = options.plainReplies ? "reply in this thread" : "use Reply on this card (or mention the bot)";
   const rows: Row[] = [];
   const hints: string[] = [];
   const lastRow = new ActionRowBuilder<ButtonBuilder>();
@@ -60,7 +67,7 @@ export function renderCard(card: CardView): DiscordMessageBody {
       if (spec.options.some((option) => option.label.length > DISCORD_LIMITS.buttonLabelChars)) hints.push(numberedList(spec.options));
       if (spec.allowOther) {
         lastRow.addComponents(button("Other…", { kind: "other", askId }, ButtonStyle.Secondary));
-        hints.push("Or reply in this thread with your own answer.");
+        hints.push(`Or ${reply} with your own answer.`);
       }
       break;
     }
@@ -71,7 +78,7 @@ export function renderCard(card: CardView): DiscordMessageBody {
       break;
     case "input":
       lastRow.addComponents(button("Answer", { kind: "open", askId, part: 0 }));
-      hints.push("Press Answer, or reply in this thread.");
+      hints.push(`Press Answer, or ${reply}.`);
       break;
     case "form": {
       const parts = formParts(spec).length;
@@ -94,7 +101,7 @@ export function renderCard(card: CardView): DiscordMessageBody {
       );
       // Nobody should approve what they could not read: arguments the card cut are offered whole.
       if (argumentsCut(spec)) lastRow.addComponents(button(SHOW_ARGUMENTS_LABEL, { kind: "arguments", askId }, ButtonStyle.Secondary));
-      hints.push("Or reply in this thread: approve, or your reason to deny.");
+      hints.push(`Or ${reply}: approve, or your reason to deny.`);
       break;
   }
   if (spec.type !== "approval") lastRow.addComponents(button("Cancel", { kind: "cancel", askId }, ButtonStyle.Secondary));

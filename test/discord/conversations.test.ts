@@ -38,6 +38,9 @@ describe("conversations on Discord", () => {
     harness.discord.say(BOB, "us-east", { channelId: thread });
     const notice = await harness.botSays(thread, new RegExp(`^<@${BOB.id}> Only`));
     expect(notice.content).toContain(`<@${ALICE.id}>`);
+    // Said in public (a bot cannot whisper outside an interaction), so it names Bob without notifying anyone.
+    const sent = harness.discord.calls.find((call) => call.method === "POST" && String(call.body?.content).startsWith(`<@${BOB.id}> Only`));
+    expect(sent?.body?.allowed_mentions).toEqual({ parse: [] });
     expect(harness.anthropic.requests).toHaveLength(1);
 
     harness.discord.say(ALICE, "ap-south", { channelId: thread });
@@ -64,6 +67,9 @@ describe("conversations on Discord", () => {
     const thread = await harness.mention(ALICE, "pick a region");
     expect(userTexts().some((text) => text.includes("pick a region"))).toBe(true);
     const card = await harness.card(thread);
+    // The card offers only what works without the intent: Reply on the card, or a mention.
+    expect(String(card.content)).toContain("Or use Reply on this card (or mention the bot) with your own answer.");
+    expect(String(card.content)).not.toContain("reply in this thread");
 
     harness.discord.say(ALICE, "ignored because Discord blanks it", { channelId: thread });
     harness.discord.say(ALICE, "eu-north", { channelId: thread, replyTo: String(card.id) });
