@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "../logger.js";
+import type { ModelRetryPolicy } from "../loop/call-model.js";
 import { type LoopResult, runLoop } from "../loop/run-loop.js";
-import { StoreError } from "../ports/errors.js";
+import { ModelError, StoreError } from "../ports/errors.js";
 import type { ChatMessage, ModelClient } from "../ports/model-client.js";
 import type { PlatformAdapter } from "../ports/platform-adapter.js";
 import { code, mention, rich, untrusted } from "../ports/rich-text.js";
@@ -29,6 +30,7 @@ export interface TurnRunnerDependencies {
   elicitations: ElicitationDesk;
   logger: Logger;
   clock: () => number;
+  modelRetry: ModelRetryPolicy;
   onTurnEnd: (sessionId: string, result: LoopResult) => void;
 }
 
@@ -118,9 +120,10 @@ export class TurnRunner {
             settings,
             systemPrompt: this.deps.systemPrompt,
             clock: this.deps.clock,
+            retry: this.deps.modelRetry,
             newAskId: () => randomBytes(9).toString("base64url"),
             // Tool progress is a server's text: shown as typed, pinging nobody.
-            progress: (text) => progress.update([untrusted(text)]),
+            progress: (text, options) => progress.update([untrusted(text)], options),
             signal: stop.signal,
             elicit: (server, request) => this.deps.elicitations.ask(session, server, request),
           },
@@ -131,10 +134,18 @@ export class TurnRunner {
         if (this.stops.get(sessionId) === stop) this.stops.delete(sessionId);
       }
       this.deps.logger.info({ sessionId, outcome: result.outcome }, "turn-ended");
+      if (result.outcome === "failed") this.logFailure(sessionId, result.error, result.cause);
       more = result.outcome !== "suspended" && result.nextTurn;
       await this.report(session, settings, result, progress);
       this.deps.onTurnEnd(sessionId, result);
     }
+  }
+
+  /** What an admin needs to fix a failed turn; the provider's words go to the log, never to the thread. */
+  private logFailure(sessionId: string, error: string, cause: unknown): void {
+    const model = cause instanceof ModelError ? { code: cause.code, status: cause.status, detail: cause.detail } : {};
+    const internal = cause instanceof Error && !(cause instanceof ModelError) ? { err: cause } : {};
+    this.deps.logger.error({ sessionId, error, ...model, ...internal }, "turn-failed");
   }
 
   private async report(session: Session, settings: EngineSettings, result: LoopResult, progress: ProgressReporter): Promise<void> {

@@ -8,6 +8,7 @@ import { Engine } from "../../src/engine/engine.js";
 import { createRuntimeSettings, type EngineSettings, type RuntimeSettings } from "../../src/engine/settings.js";
 import type { Logger } from "../../src/logger.js";
 import { SILENT_LOGGER } from "../../src/logger.js";
+import type { ModelRetryPolicy } from "../../src/loop/call-model.js";
 import type { LoopResult } from "../../src/loop/run-loop.js";
 import type { Tool } from "../../src/loop/tools.js";
 import type { InboundMessage } from "../../src/ports/conversation.js";
@@ -45,6 +46,8 @@ export class EngineHarness {
       toolRules?: ToolRules;
       logger?: Logger;
       clock?: () => number;
+      /** Off unless a test sets it: a model failure then fails the turn at once instead of waiting minutes. */
+      modelRetry?: Partial<ModelRetryPolicy>;
     } = {},
   ) {
     this.open();
@@ -64,6 +67,7 @@ export class EngineHarness {
       ...(this.options.toolProvider ? { toolProvider: this.options.toolProvider } : {}),
       ...(this.options.toolRules ? { toolRules: this.options.toolRules } : {}),
       ...(this.options.clock ? { clock: this.options.clock } : {}),
+      modelRetry: this.options.modelRetry ?? { maxWaitMs: 0 },
       adminUserIds: ["U_ADMIN"],
     });
   }
