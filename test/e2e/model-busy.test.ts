@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ModelRetryPolicy } from "../../src/loop/call-model.js";
 import { renderRichText } from "../../src/ports/rich-text.js";
-import { FakeAnthropic, reply, type ScriptedTurn, text } from "../fakes/fake-anthropic.js";
+import { ask, FakeAnthropic, reply, type ScriptedTurn, text } from "../fakes/fake-anthropic.js";
 import { RECORDED_DIALECT } from "../fakes/recording-adapter.js";
 import { LogCapture } from "../support/capture.js";
-import { CONVERSATION, EngineHarness, tempDatabasePath } from "../support/harness.js";
+import { CONVERSATION, EngineHarness, OWNER, tempDatabasePath } from "../support/harness.js";
 
 let fake: FakeAnthropic;
 let database: ReturnType<typeof tempDatabasePath>;
@@ -19,10 +19,11 @@ const instantSleep: ModelRetryPolicy["sleep"] = async (ms) => {
   now += ms;
 };
 
-function start(modelRetry: Partial<ModelRetryPolicy>) {
+function start(modelRetry: Partial<ModelRetryPolicy>, sdkMaxRetries = 0) {
   harness = new EngineHarness(fake, database.path, {
     clock: () => now,
     logger: logs.logger,
+    sdkMaxRetries,
     // No jitter: the schedule is exactly 5, 10, 20, 40, 60 … s.
     modelRetry: { maxWaitMs: 300_000, sleep: instantSleep, random: () => 0.5, ...modelRetry },
   });
@@ -77,6 +78,35 @@ describe("a busy model is waited out", () => {
     expect(session.status).toBe("idle");
     expect(session.usage.inputTokens).toBe(100);
     expect(session.usage.outputTokens).toBe(20);
+  });
+
+  it("with the SDK's own two retries (as in production), three 529s cost one wait and the turn completes", async () => {
+    start({}, 2);
+    fake.script(...times(3, { status: 529, error: "Overloaded" }), reply("The answer is 42."));
+    await harness.say("what is the answer?");
+
+    expect(fake.requests).toHaveLength(4);
+    expect(statusTexts().filter((status) => status.startsWith("Claude is busy"))).toEqual([
+      "Claude is busy (overloaded, 529); retrying in 5 s (attempt 2)",
+    ]);
+    expect(threadTexts()).toEqual(["The answer is 42."]);
+  });
+
+  it("a model call retried after an answer sends the answer once and stores each message once", async () => {
+    start({});
+    fake.script(ask({ type: "confirm", question: "Deploy?" }), ...times(2, { status: 500 }), reply("Deployed."));
+    await harness.say("deploy");
+    expect(await harness.engine.answer(harness.lastCard().askId, OWNER, { kind: "option", index: 0 })).toEqual({ kind: "accepted" });
+    await harness.engine.idle();
+
+    expect(fake.requests).toHaveLength(4);
+    // The three calls after the answer send the same history: the question, the ask and its one result.
+    expect(fake.requests.slice(1).map((request) => request.body.messages.length)).toEqual([3, 3, 3]);
+    expect(threadTexts()).toEqual(["Deployed."]);
+    const session = await harness.store.findSession(CONVERSATION);
+    const stored = await harness.store.loadMessages(session!.id);
+    expect(stored.map((message) => message.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(session!.usage.inputTokens).toBe(200);
   });
 
   it("a 429 with retry-after waits what the API asked for", async () => {
@@ -215,5 +245,5 @@ describe("Stop while waiting out a busy model", () => {
 });
 
 function message(eventId: string, body: string) {
-  return { eventId, conversation: CONVERSATION, author: { id: "U_OWNER", name: "alice" }, text: body, addressedToBot: true };
+  return { eventId, conversation: CONVERSATION, author: OWNER, text: body, addressedToBot: true };
 }

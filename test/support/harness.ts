@@ -48,6 +48,8 @@ export class EngineHarness {
       clock?: () => number;
       /** Off unless a test sets it: a model failure then fails the turn at once instead of waiting minutes. */
       modelRetry?: Partial<ModelRetryPolicy>;
+      /** The SDK's own quick retries; 0 unless a test wants them, so each scripted failure is one request. */
+      sdkMaxRetries?: number;
     } = {},
   ) {
     this.open();
@@ -58,7 +60,12 @@ export class EngineHarness {
     this.settings = createRuntimeSettings(this.options.settings);
     this.engine = new Engine({
       store: this.store,
-      model: new AnthropicModelClient({ apiKey: "test-key", model: "claude-sonnet-5-5", baseURL: this.fake.url, maxRetries: 0 }),
+      model: new AnthropicModelClient({
+        apiKey: "test-key",
+        model: "claude-sonnet-5-5",
+        baseURL: this.fake.url,
+        maxRetries: this.options.sdkMaxRetries ?? 0,
+      }),
       adapters: [this.adapter],
       logger: this.options.logger ?? SILENT_LOGGER,
       settings: this.settings,
