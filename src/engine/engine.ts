@@ -290,6 +290,8 @@ export class Engine implements Conversation {
   async close(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = undefined;
+    // A turn waiting minutes for a busy model must not hold up a restart; recovery picks it up.
+    this.turns.shutdown();
     await this.tasks.idle();
   }
 

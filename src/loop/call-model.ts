@@ -35,6 +35,8 @@ export interface CallModelDependencies {
   clock: () => number;
   /** Aborted by Stop in this process. */
   signal: AbortSignal;
+  /** Aborted when the process shuts down: a wait ends without ending the turn. */
+  shutdown?: AbortSignal;
   /** The store's Stop flag, set by any process. */
   isStopRequested: () => Promise<boolean>;
   progress: (text: string, options?: { immediate?: boolean }) => void;
@@ -43,6 +45,7 @@ export interface CallModelDependencies {
 export type ModelCallResult =
   | { ok: true; response: ModelResponse }
   | { ok: false; outcome: "cancelled" }
+  | { ok: false; outcome: "shutdown" }
   | { ok: false; outcome: "failed"; error: string; cause: unknown };
 
 /**
@@ -69,7 +72,8 @@ export async function callModel(deps: CallModelDependencies, request: ModelReque
       deps.progress(`Claude is busy (${error.message}); retrying in ${Math.ceil(waitMs / 1000)} s (attempt ${attempt + 1})`, {
         immediate: true,
       });
-      if (await waitUnlessStopped(deps, waitMs)) return { ok: false, outcome: "cancelled" };
+      const interrupted = await waitUnlessStopped(deps, waitMs);
+      if (interrupted) return { ok: false, outcome: interrupted };
       waitedMs += waitMs;
       deps.progress(`Thinking… (attempt ${attempt + 1})`);
     }
@@ -84,12 +88,14 @@ export function nextDelay(failedAttempt: number, retryAfterMs: number | undefine
 }
 
 /** Waits in slices so a Stop from this process (the signal) or another (the store) ends the wait within a second. */
-async function waitUnlessStopped(deps: CallModelDependencies, waitMs: number): Promise<boolean> {
+async function waitUnlessStopped(deps: CallModelDependencies, waitMs: number): Promise<"cancelled" | "shutdown" | undefined> {
+  const signal = deps.shutdown ? AbortSignal.any([deps.signal, deps.shutdown]) : deps.signal;
   for (let leftMs = waitMs; leftMs > 0; leftMs -= STOP_CHECK_INTERVAL_MS) {
-    await deps.retry.sleep(Math.min(leftMs, STOP_CHECK_INTERVAL_MS), deps.signal);
-    if (deps.signal.aborted || (await deps.isStopRequested())) return true;
+    await deps.retry.sleep(Math.min(leftMs, STOP_CHECK_INTERVAL_MS), signal);
+    if (deps.signal.aborted || (await deps.isStopRequested())) return "cancelled";
+    if (deps.shutdown?.aborted) return "shutdown";
   }
-  return false;
+  return undefined;
 }
 
 function gaveUp(reason: string, attempts: number, elapsedMs: number, maxWaitMs: number): string {
@@ -102,6 +108,17 @@ function formatDuration(milliseconds: number): string {
   const seconds = Math.round(milliseconds / 1000);
   if (seconds < 60) return `${seconds} s`;
   return seconds % 60 === 0 ? `${seconds / 60} min` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}
+
+/**
+ * Thrown out of the loop when the process shuts down during a wait: nothing is written, the session stays
+ * running, and start-up recovery runs the turn again from its last step.
+ */
+export class TurnInterrupted extends Error {
+  constructor() {
+    super("the process shut down while the turn waited for a busy model");
+    this.name = "TurnInterrupted";
+  }
 }
 
 function failed(error: string, cause: unknown): ModelCallResult {

@@ -11,7 +11,7 @@ import {
 } from "../ports/model-client.js";
 import type { Ask, NewAsk, Session, SessionStore } from "../ports/session-store.js";
 import type { ToolCatalog } from "../tools/tool-catalog.js";
-import { callModel, type ModelRetryPolicy } from "./call-model.js";
+import { callModel, type ModelRetryPolicy, TurnInterrupted } from "./call-model.js";
 import { finalText, toRequestMessages } from "./history.js";
 import { handleToolCalls } from "./tool-calls.js";
 import { pendingToolUses, runToolPhase, type ToolPhaseDependencies } from "./tool-phase.js";
@@ -32,6 +32,8 @@ export interface LoopDependencies {
   progress: (text: string, options?: { immediate?: boolean }) => void;
   /** Aborted by Stop: a running tool call is cancelled on its server. */
   signal: AbortSignal;
+  /** Aborted when the process shuts down: a wait for a busy model ends by throwing TurnInterrupted. */
+  shutdown?: AbortSignal;
   /** A server's elicitation during a call, as a form card in the session. */
   elicit?: ToolPhaseDependencies["elicit"];
 }
@@ -90,12 +92,14 @@ export async function runLoop(deps: LoopDependencies, startingSession: Session, 
         retry: deps.retry,
         clock: deps.clock,
         signal: deps.signal,
+        ...(deps.shutdown ? { shutdown: deps.shutdown } : {}),
         isStopRequested: () => store.isStopRequested(sessionId),
         progress: deps.progress,
       },
       { system: deps.systemPrompt, tools: toolDefinitions, messages: toRequestMessages(history), maxTokens: settings.maxTokens },
     );
     if (!call.ok && call.outcome === "cancelled") return end(deps, sessionId, [], { outcome: "cancelled" });
+    if (!call.ok && call.outcome === "shutdown") throw new TurnInterrupted();
     if (!call.ok) {
       const ended = await end(deps, sessionId, [], { outcome: "failed", error: call.error });
       return { outcome: "failed", error: call.error, nextTurn: ended.nextTurn, cause: call.cause };

@@ -244,6 +244,32 @@ describe("Stop while waiting out a busy model", () => {
   });
 });
 
+describe("shutdown while waiting out a busy model", () => {
+  it("close() ends the wait at once, writes nothing, and the restarted bot finishes the turn, answering once", async () => {
+    harness = new EngineHarness(fake, database.path, { clock: () => now, logger: logs.logger, modelRetry: { maxWaitMs: 300_000 } });
+    fake.script({ status: 529, headers: { "retry-after": "30" } });
+    await harness.engine.handleMessage(message("E1", "hello"));
+    while (!statusTexts().some((status) => status.startsWith("Claude is busy"))) await new Promise((resolve) => setTimeout(resolve, 5));
+
+    const closedAt = performance.now();
+    await harness.engine.close();
+    expect(performance.now() - closedAt).toBeLessThan(500);
+    expect(fake.requests).toHaveLength(1);
+    expect(threadTexts()).toEqual([]);
+    expect(harness.adapter.progress.at(-1)).toMatchObject({ done: true });
+    expect(statusTexts().at(-1)).toBe("Paused: Parley is restarting, and will carry on with this turn");
+    expect((await storedAssistantMessages()).session.status).toBe("running");
+
+    fake.script(reply("Back, and here is the answer."));
+    await harness.restart();
+    expect(fake.requests).toHaveLength(2);
+    expect(threadTexts()).toEqual(["Back, and here is the answer."]);
+    const { session, assistant } = await storedAssistantMessages();
+    expect(session.status).toBe("idle");
+    expect(assistant).toHaveLength(1);
+  });
+});
+
 function message(eventId: string, body: string) {
   return { eventId, conversation: CONVERSATION, author: OWNER, text: body, addressedToBot: true };
 }
