@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_MODEL_RETRY_MAX_S } from "./loop/call-model.js";
 import { ConfigError } from "./ports/errors.js";
 import { parsePolicyRules } from "./tools/tool-policy.js";
 
@@ -18,6 +19,7 @@ const configShape = {
   ANTHROPIC_API_KEY: optionalText,
   ANTHROPIC_BASE_URL: optionalText.pipe(z.url().optional()),
   ANTHROPIC_MODEL: optionalText.transform((value) => value ?? "claude-sonnet-5-5"),
+  MODEL_RETRY_MAX_S: integer(DEFAULT_MODEL_RETRY_MAX_S, 0, 3600),
   SLACK_BOT_TOKEN: optionalText,
   SLACK_SIGNING_SECRET: optionalText,
   SLACK_APP_TOKEN: optionalText,

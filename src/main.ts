@@ -44,6 +44,7 @@ async function main(): Promise<void> {
     ...(toolProvider ? { toolProvider } : {}),
     toolRules,
     toolTimeoutSeconds: config.TOOL_TIMEOUT_S,
+    modelRetry: { maxWaitMs: config.MODEL_RETRY_MAX_S * 1000 },
     systemPrompt: buildSystemPrompt(teamInstructions(config)),
     settings,
     adminUserIds: config.ADMIN_USER_IDS,

@@ -1,6 +1,6 @@
 import Anthropic from "@anthropic-ai/sdk";
-import { ModelError } from "../../src/ports/errors.js";
 import type { ModelClient, ModelRequest, ModelResponse, TextBlock, ToolUseBlock } from "../../src/ports/model-client.js";
+import { toModelError } from "./to-model-error.js";
 
 export interface AnthropicModelClientOptions {
   apiKey: string;
@@ -73,23 +73,4 @@ export class AnthropicModelClient implements ModelClient {
       throw toModelError(error);
     }
   }
-}
-
-function toModelError(error: unknown): ModelError {
-  if (error instanceof Anthropic.APIConnectionError)
-    return new ModelError("the model provider could not be reached (connection error or timeout)", undefined, { cause: error });
-  if (error instanceof Anthropic.APIError) {
-    const status = error.status;
-    const what =
-      status === 429
-        ? "rate limited"
-        : status === 529
-          ? "overloaded"
-          : status !== undefined && status >= 500
-            ? `server error ${status}`
-            : `error ${status ?? "in stream"}`;
-    // The SDK's message can echo the request; keep only the provider's short reason.
-    return new ModelError(`the model provider answered ${what} after retries`, status, { cause: error });
-  }
-  return new ModelError(`the model call failed: ${error instanceof Error ? error.message : String(error)}`, undefined, { cause: error });
 }

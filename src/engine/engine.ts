@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { type AnswerInput, answerFromText, checkAnswer, maskAnswer } from "../ask/answer.js";
 import { type AskResult, answeredResult } from "../ask/result.js";
 import type { Logger } from "../logger.js";
+import { createModelRetryPolicy, type ModelRetryPolicy } from "../loop/call-model.js";
 import { userText } from "../loop/history.js";
 import type { LoopResult } from "../loop/run-loop.js";
 import { buildSystemPrompt } from "../loop/system-prompt.js";
@@ -40,6 +41,8 @@ export interface EngineDependencies {
   settings?: RuntimeSettings;
   adminUserIds?: string[];
   clock?: () => number;
+  /** How a busy model is waited out (MODEL_RETRY_MAX_S); tests give a sleep that takes no time. */
+  modelRetry?: Partial<ModelRetryPolicy>;
   /** Observes every turn's result (tests, benches). */
   onTurnEnd?: (sessionId: string, result: LoopResult) => void;
 }
@@ -109,6 +112,7 @@ export class Engine implements Conversation {
       elicitations: this.elicitations,
       logger: this.logger,
       clock: this.clock,
+      modelRetry: createModelRetryPolicy(deps.modelRetry),
       onTurnEnd: deps.onTurnEnd ?? (() => {}),
     });
     this.resolver = new AskResolver({
@@ -296,6 +300,8 @@ export class Engine implements Conversation {
   async close(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = undefined;
+    // A turn waiting minutes for a busy model must not hold up a restart; recovery picks it up.
+    this.turns.shutdown();
     await this.tasks.idle();
   }
 

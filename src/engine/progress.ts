@@ -18,10 +18,11 @@ export class ProgressReporter {
     private readonly intervalMs = PROGRESS_INTERVAL_MS,
   ) {}
 
-  update(text: RichText): void {
+  /** Shows `text` when the interval allows; `immediate` sends it now (a notice that must land before a wait). */
+  update(text: RichText, options?: { immediate?: boolean }): void {
     this.pending = text;
     const wait = this.lastSentAt + this.intervalMs - Date.now();
-    if (wait <= 0) this.flush(false);
+    if (wait <= 0 || options?.immediate) this.flush(false);
     else this.timer ??= setTimeout(() => this.flush(false), wait);
   }
 

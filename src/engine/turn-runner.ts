@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "../logger.js";
+import { type ModelRetryPolicy, TurnInterrupted } from "../loop/call-model.js";
 import { type LoopResult, runLoop } from "../loop/run-loop.js";
-import { StoreError } from "../ports/errors.js";
+import { ModelError, StoreError } from "../ports/errors.js";
 import type { ChatMessage, ModelClient } from "../ports/model-client.js";
 import type { PlatformAdapter } from "../ports/platform-adapter.js";
 import { code, mention, rich, untrusted } from "../ports/rich-text.js";
@@ -29,6 +30,7 @@ export interface TurnRunnerDependencies {
   elicitations: ElicitationDesk;
   logger: Logger;
   clock: () => number;
+  modelRetry: ModelRetryPolicy;
   onTurnEnd: (sessionId: string, result: LoopResult) => void;
 }
 
@@ -37,6 +39,8 @@ export class TurnRunner {
   private readonly chains = new Map<string, Promise<unknown>>();
   /** The running turn's Stop signal, per session: aborting it cancels a tool call in flight. */
   private readonly stops = new Map<string, AbortController>();
+  /** Aborted by close(): turns waiting out a busy model stop waiting and are left for start-up recovery. */
+  private readonly closing = new AbortController();
   /** Sessions whose turn hit a storage or internal failure; the sweeper runs them again. */
   private readonly stalled = new Set<string>();
 
@@ -56,6 +60,11 @@ export class TurnRunner {
   /** Stop, in this process: a tool call in flight is cancelled on its server (the store's flag does the rest). */
   abort(sessionId: string): void {
     this.stops.get(sessionId)?.abort();
+  }
+
+  /** Shutdown: a turn waiting out a busy model stops waiting (it stays running; the next start re-runs it). */
+  shutdown(): void {
+    this.closing.abort();
   }
 
   /** Sessions to run again, taken once: the sweeper calls this after a fault (disk full, database locked) clears. */
@@ -118,23 +127,39 @@ export class TurnRunner {
             settings,
             systemPrompt: this.deps.systemPrompt,
             clock: this.deps.clock,
+            retry: this.deps.modelRetry,
             newAskId: () => randomBytes(9).toString("base64url"),
             // Tool progress is a server's text: shown as typed, pinging nobody.
-            progress: (text) => progress.update([untrusted(text)]),
+            progress: (text, options) => progress.update([untrusted(text)], options),
             signal: stop.signal,
+            shutdown: this.closing.signal,
             elicit: (server, request) => this.deps.elicitations.ask(session, server, request),
           },
           session,
           history,
         );
+      } catch (error) {
+        if (!(error instanceof TurnInterrupted)) throw error;
+        this.deps.logger.info({ sessionId }, "turn-interrupted-by-shutdown");
+        // The Stop button goes: this process cannot act on it any more; the restarted one posts a new status.
+        await progress.finish(rich`Paused: Parley is restarting, and will carry on with this turn`);
+        return;
       } finally {
         if (this.stops.get(sessionId) === stop) this.stops.delete(sessionId);
       }
       this.deps.logger.info({ sessionId, outcome: result.outcome }, "turn-ended");
+      if (result.outcome === "failed") this.logFailure(sessionId, result.error, result.cause);
       more = result.outcome !== "suspended" && result.nextTurn;
       await this.report(session, settings, result, progress);
       this.deps.onTurnEnd(sessionId, result);
     }
+  }
+
+  /** What an admin needs to fix a failed turn; the provider's words go to the log, never to the thread. */
+  private logFailure(sessionId: string, error: string, cause: unknown): void {
+    const model = cause instanceof ModelError ? { code: cause.code, status: cause.status, detail: cause.detail } : {};
+    const internal = cause instanceof Error && !(cause instanceof ModelError) ? { err: cause } : {};
+    this.deps.logger.error({ sessionId, error, ...model, ...internal }, "turn-failed");
   }
 
   private async report(session: Session, settings: EngineSettings, result: LoopResult, progress: ProgressReporter): Promise<void> {

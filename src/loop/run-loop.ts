@@ -1,7 +1,6 @@
 import type { Interrupt } from "../ask/result.js";
 import type { AskSpec } from "../ask/spec.js";
 import type { EngineSettings } from "../engine/settings.js";
-import { ModelError } from "../ports/errors.js";
 import {
   type ChatMessage,
   type ModelClient,
@@ -12,6 +11,7 @@ import {
 } from "../ports/model-client.js";
 import type { Ask, NewAsk, Session, SessionStore } from "../ports/session-store.js";
 import type { ToolCatalog } from "../tools/tool-catalog.js";
+import { callModel, type ModelRetryPolicy, TurnInterrupted } from "./call-model.js";
 import { finalText, toRequestMessages } from "./history.js";
 import { handleToolCalls } from "./tool-calls.js";
 import { pendingToolUses, runToolPhase, type ToolPhaseDependencies } from "./tool-phase.js";
@@ -25,10 +25,15 @@ export interface LoopDependencies {
   /** Parley's system prompt with the team's own instructions appended. */
   systemPrompt: string;
   clock: () => number;
+  /** How long, and how, a busy model is waited out before the turn fails. */
+  retry: ModelRetryPolicy;
   newAskId: () => string;
-  progress: (text: string) => void;
+  /** The status line; `immediate` skips the throttle (the model-busy notice must show before the wait). */
+  progress: (text: string, options?: { immediate?: boolean }) => void;
   /** Aborted by Stop: a running tool call is cancelled on its server. */
   signal: AbortSignal;
+  /** Aborted when the process shuts down: a wait for a busy model ends by throwing TurnInterrupted. */
+  shutdown?: AbortSignal;
   /** A server's elicitation during a call, as a form card in the session. */
   elicit?: ToolPhaseDependencies["elicit"];
 }
@@ -37,7 +42,7 @@ export type LoopResult =
   | { outcome: "suspended"; ask: Ask; interrupt: Interrupt }
   | { outcome: "completed"; text: string; nextTurn: boolean }
   | { outcome: "max-iterations" | "cancelled"; nextTurn: boolean }
-  | { outcome: "failed"; error: string; nextTurn: boolean };
+  | { outcome: "failed"; error: string; nextTurn: boolean; cause?: unknown };
 
 /**
  * The agent loop: call the model, answer its tool calls, repeat; suspend on ask_user.
@@ -81,19 +86,25 @@ export async function runLoop(deps: LoopDependencies, startingSession: Session, 
     // Read each iteration: a server's tool list may change (list_changed), and so may an admin's policy.
     const toolDefinitions = deps.catalog.offered();
     if (settings.maxAskPerTurn > 0) toolDefinitions.push(ASK_USER_DEFINITION);
-    let response: Awaited<ReturnType<ModelClient["createMessage"]>>;
-    try {
-      response = await deps.model.createMessage({
-        system: deps.systemPrompt,
-        tools: toolDefinitions,
-        messages: toRequestMessages(history),
-        maxTokens: settings.maxTokens,
-      });
-    } catch (error) {
-      const message =
-        error instanceof ModelError ? error.message : `internal error: ${error instanceof Error ? error.message : String(error)}`;
-      return end(deps, sessionId, [], { outcome: "failed", error: message });
+    const call = await callModel(
+      {
+        model: deps.model,
+        retry: deps.retry,
+        clock: deps.clock,
+        signal: deps.signal,
+        ...(deps.shutdown ? { shutdown: deps.shutdown } : {}),
+        isStopRequested: () => store.isStopRequested(sessionId),
+        progress: deps.progress,
+      },
+      { system: deps.systemPrompt, tools: toolDefinitions, messages: toRequestMessages(history), maxTokens: settings.maxTokens },
+    );
+    if (!call.ok && call.outcome === "cancelled") return end(deps, sessionId, [], { outcome: "cancelled" });
+    if (!call.ok && call.outcome === "shutdown") throw new TurnInterrupted();
+    if (!call.ok) {
+      const ended = await end(deps, sessionId, [], { outcome: "failed", error: call.error });
+      return { outcome: "failed", error: call.error, nextTurn: ended.nextTurn, cause: call.cause };
     }
+    const { response } = call;
     const assistant: ChatMessage = { role: "assistant", content: response.content };
     const toolUses = response.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
     if (toolUses.length === 0) {
@@ -188,7 +199,7 @@ async function end(
   messages: ChatMessage[],
   ending: { outcome: "cancelled" | "max-iterations" } | { outcome: "failed"; error: string },
   usage = ZERO_USAGE,
-): Promise<LoopResult> {
+): Promise<Extract<LoopResult, { outcome: "cancelled" | "max-iterations" | "failed" }>> {
   const result = await deps.store.commitStep(sessionId, { messages, usage, end: ending, now: deps.clock() });
   return { ...ending, nextTurn: result.nextTurn };
 }

@@ -10,14 +10,39 @@ export class ParleyError extends Error {
   }
 }
 
-/** The model provider failed after the SDK's own retries (429, 5xx, 529, timeouts). */
+/**
+ * How a model call failed, as the core needs to know it: `transient` (overloaded, rate limited, 5xx, a dropped
+ * connection: worth another try later) or `permanent` (a request Parley built wrongly, a rejected key: trying
+ * again changes nothing).
+ */
+export type ModelErrorKind = "transient" | "permanent";
+
+export interface ModelErrorDetails {
+  kind: ModelErrorKind;
+  status?: number | undefined;
+  /** How long the provider asked us to wait (retry-after), when it said. */
+  retryAfterMs?: number | undefined;
+  /** The provider's own words, for the log only: they may quote the request. */
+  detail?: string | undefined;
+  cause?: unknown;
+}
+
+/**
+ * The model provider failed after the SDK's own retries. The message is a short reason a person may read
+ * ("overloaded, 529"); it never holds the request, the provider's text or a key.
+ */
 export class ModelError extends ParleyError {
-  constructor(
-    message: string,
-    readonly status?: number,
-    options?: { cause?: unknown },
-  ) {
-    super("model-error", message, options);
+  readonly kind: ModelErrorKind;
+  readonly status: number | undefined;
+  readonly retryAfterMs: number | undefined;
+  readonly detail: string | undefined;
+
+  constructor(reason: string, details: ModelErrorDetails) {
+    super(details.kind === "transient" ? "model-busy" : "model-refused", reason, { cause: details.cause });
+    this.kind = details.kind;
+    this.status = details.status;
+    this.retryAfterMs = details.retryAfterMs;
+    this.detail = details.detail;
   }
 }
 

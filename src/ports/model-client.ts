@@ -59,7 +59,10 @@ export interface ModelResponse {
 
 /** The model provider, behind a port so the loop can run against a scripted model in tests and benches. */
 export interface ModelClient {
-  /** Sends one request; throws ModelError once the provider has failed after its own retries. */
+  /**
+   * Sends one request; throws ModelError (transient or permanent) once the provider has failed after the
+   * client's own quick retries. Waiting longer on a busy provider is the core's job, not the client's.
+   */
   createMessage(request: ModelRequest, signal?: AbortSignal): Promise<ModelResponse>;
 }
 

@@ -252,10 +252,12 @@ describe("ending a turn", () => {
     expect(await harness.say("please stop", { addressedToBot: false })).toBe("answered");
   });
 
-  it("a provider failure after retries fails the turn visibly, and retry re-runs it", async () => {
+  it("a provider failure with retrying off fails the turn visibly, and retry re-runs it", async () => {
     fake.script({ status: 529, error: "Overloaded" });
     await harness.say("summarise");
-    expect(harness.adapter.messages.at(-1)?.text).toContain("This turn failed: the model provider answered overloaded after retries");
+    expect(harness.adapter.messages.at(-1)?.text).toContain(
+      "This turn failed: Claude is busy (overloaded, 529) and retrying is off (MODEL_RETRY_MAX_S is 0)",
+    );
     const session = await harness.store.findSession(CONVERSATION);
     expect(session?.status).toBe("failed");
     fake.script(reply("Summary."));

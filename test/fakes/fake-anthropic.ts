@@ -15,8 +15,14 @@ export interface RecordedRequest {
   };
 }
 
+/**
+ * A fault in the middle of an SSE stream, after the first text delta: `reset` destroys the connection (as a
+ * proxy or a network drop would), `overloaded` sends an `event: error` frame (the API's way of giving up mid-stream).
+ */
+export type StreamFault = "reset" | "overloaded";
+
 export type ScriptedTurn =
-  | { content: FakeBlock[]; stopReason?: string; delayMs?: number }
+  | { content: FakeBlock[]; stopReason?: string; delayMs?: number; streamFault?: StreamFault }
   | { status: number; error?: string; headers?: Record<string, string> }
   | ((request: RecordedRequest) => ScriptedTurn);
 
@@ -103,7 +109,7 @@ export class FakeAnthropic {
     if ("status" in turn) {
       response
         .writeHead(turn.status, { "content-type": "application/json", ...turn.headers })
-        .end(JSON.stringify(errorBody(turn.status === 429 ? "rate_limit_error" : "api_error", turn.error ?? "scripted failure")));
+        .end(JSON.stringify(errorBody(ERROR_TYPES[turn.status] ?? "api_error", turn.error ?? "scripted failure")));
       return;
     }
     const message = {
@@ -127,9 +133,18 @@ export class FakeAnthropic {
       type: "message_start",
       message: { ...message, content: [], stop_reason: null, usage: { ...message.usage, output_tokens: 0 } },
     });
-    message.content.forEach((block, index) => {
+    for (const [index, block] of message.content.entries()) {
       if (block.type === "text") {
         send("content_block_start", { type: "content_block_start", index, content_block: { type: "text", text: "" } });
+        if (turn.streamFault) {
+          send("content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: block.text.slice(0, 3) } });
+          if (turn.streamFault === "overloaded") send("error", errorBody("overloaded_error", "Overloaded"));
+          // Flushed first, so the client has started reading the stream when the connection goes.
+          await new Promise((resolve) => setTimeout(resolve, 10));
+          if (turn.streamFault === "reset") response.socket?.destroy();
+          else response.end();
+          return;
+        }
         send("content_block_delta", { type: "content_block_delta", index, delta: { type: "text_delta", text: block.text } });
       } else {
         send("content_block_start", {
@@ -151,7 +166,7 @@ export class FakeAnthropic {
         });
       }
       send("content_block_stop", { type: "content_block_stop", index });
-    });
+    }
     send("message_delta", {
       type: "message_delta",
       delta: { stop_reason: message.stop_reason, stop_sequence: null },
@@ -161,6 +176,18 @@ export class FakeAnthropic {
     response.end();
   }
 }
+
+/** The error type the API puts in its body for each status. */
+const ERROR_TYPES: Record<number, string> = {
+  400: "invalid_request_error",
+  401: "authentication_error",
+  403: "permission_error",
+  404: "not_found_error",
+  413: "request_too_large",
+  429: "rate_limit_error",
+  500: "api_error",
+  529: "overloaded_error",
+};
 
 function errorBody(type: string, message: string) {
   return { type: "error", error: { type, message } };

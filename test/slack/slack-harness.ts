@@ -5,6 +5,7 @@ import { AdminCommands } from "../../src/admin/admin-commands.js";
 import { Engine } from "../../src/engine/engine.js";
 import { createRuntimeSettings, type EngineSettings, type RuntimeSettings } from "../../src/engine/settings.js";
 import { type Logger, SILENT_LOGGER } from "../../src/logger.js";
+import type { ModelRetryPolicy } from "../../src/loop/call-model.js";
 import type { Tool } from "../../src/loop/tools.js";
 import type { AdminHandler } from "../../src/ports/conversation.js";
 import type { ToolProvider } from "../../src/ports/tool-provider.js";
@@ -34,6 +35,8 @@ export interface SlackHarnessOptions {
   adminUserIds?: string[];
   /** Where the adapter and the engine log; silent by default. */
   logger?: Logger;
+  /** How a busy model is waited out; the engine's default (5 min, real sleeps) when absent. */
+  modelRetry?: Partial<ModelRetryPolicy>;
 }
 
 /**
@@ -93,6 +96,7 @@ export class SlackHarness {
       ...(this.options.toolRules ? { toolRules: this.options.toolRules } : {}),
       ...(this.options.clock ? { clock: this.options.clock } : {}),
       ...(this.options.adminUserIds ? { adminUserIds: this.options.adminUserIds } : {}),
+      ...(this.options.modelRetry ? { modelRetry: this.options.modelRetry } : {}),
     });
     const admin = new AdminCommands({
       engine: this.engine,

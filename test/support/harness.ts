@@ -8,6 +8,7 @@ import { Engine } from "../../src/engine/engine.js";
 import { createRuntimeSettings, type EngineSettings, type RuntimeSettings } from "../../src/engine/settings.js";
 import type { Logger } from "../../src/logger.js";
 import { SILENT_LOGGER } from "../../src/logger.js";
+import type { ModelRetryPolicy } from "../../src/loop/call-model.js";
 import type { LoopResult } from "../../src/loop/run-loop.js";
 import type { Tool } from "../../src/loop/tools.js";
 import type { InboundMessage } from "../../src/ports/conversation.js";
@@ -45,6 +46,10 @@ export class EngineHarness {
       toolRules?: ToolRules;
       logger?: Logger;
       clock?: () => number;
+      /** Off unless a test sets it: a model failure then fails the turn at once instead of waiting minutes. */
+      modelRetry?: Partial<ModelRetryPolicy>;
+      /** The SDK's own quick retries; 0 unless a test wants them, so each scripted failure is one request. */
+      sdkMaxRetries?: number;
     } = {},
   ) {
     this.open();
@@ -55,7 +60,12 @@ export class EngineHarness {
     this.settings = createRuntimeSettings(this.options.settings);
     this.engine = new Engine({
       store: this.store,
-      model: new AnthropicModelClient({ apiKey: "test-key", model: "claude-sonnet-5-5", baseURL: this.fake.url, maxRetries: 0 }),
+      model: new AnthropicModelClient({
+        apiKey: "test-key",
+        model: "claude-sonnet-5-5",
+        baseURL: this.fake.url,
+        maxRetries: this.options.sdkMaxRetries ?? 0,
+      }),
       adapters: [this.adapter],
       logger: this.options.logger ?? SILENT_LOGGER,
       settings: this.settings,
@@ -64,6 +74,7 @@ export class EngineHarness {
       ...(this.options.toolProvider ? { toolProvider: this.options.toolProvider } : {}),
       ...(this.options.toolRules ? { toolRules: this.options.toolRules } : {}),
       ...(this.options.clock ? { clock: this.options.clock } : {}),
+      modelRetry: this.options.modelRetry ?? { maxWaitMs: 0 },
       adminUserIds: ["U_ADMIN"],
     });
   }
