@@ -146,6 +146,11 @@ export class SqliteSessionStore implements Storage {
       ),
       sessionById: db.prepare<[string], SessionRow>("SELECT * FROM sessions WHERE id = ?"),
       sessionByKey: db.prepare<[string], SessionRow>("SELECT * FROM sessions WHERE conversation_key = ?"),
+      // Only for top-level DM messages; no index: a scan of sessions is well under a millisecond per thousand rows.
+      waitingSessionIn: db.prepare<[string, string, string], SessionRow>(
+        `SELECT * FROM sessions WHERE status = 'waiting' AND platform = ? AND workspace = ? AND channel = ?
+         ORDER BY updated_at DESC, id LIMIT 1`,
+      ),
       sessionsByStatus: db.prepare<[string], SessionRow>("SELECT * FROM sessions WHERE status = ? ORDER BY updated_at"),
       messages: db.prepare<[string], { v: number; role: ChatMessage["role"]; content: string }>(
         "SELECT v, role, content FROM messages WHERE session_id = ? ORDER BY seq",
@@ -247,6 +252,11 @@ export class SqliteSessionStore implements Storage {
 
   async getSession(id: string): Promise<Session | undefined> {
     const row = this.statements.sessionById.get(id);
+    return row ? toSession(row) : undefined;
+  }
+
+  async waitingSessionIn(place: Omit<ConversationRef, "thread">): Promise<Session | undefined> {
+    const row = this.statements.waitingSessionIn.get(place.platform, place.workspace, place.channel);
     return row ? toSession(row) : undefined;
   }
 

@@ -23,6 +23,8 @@ export interface ParsedMessage {
   userId: string;
   text: string;
   addressedToBot: boolean;
+  /** A top-level message in a DM: it may answer the question pending in one of the DM's threads. */
+  directTopLevel: boolean;
 }
 
 export function conversationOf(teamId: string, channel: string, ts: string, threadTs?: string): ConversationRef {
@@ -57,6 +59,7 @@ export function parseMessageEvent(
     userId: event.user,
     text: text.replace(/\s+/g, " ").trim(),
     addressedToBot,
+    directTopLevel: isDirect && event.thread_ts === undefined,
   };
 }
 

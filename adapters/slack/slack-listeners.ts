@@ -39,6 +39,7 @@ export function registerListeners(deps: ListenerDependencies): void {
       author,
       text: message.text,
       addressedToBot: message.addressedToBot,
+      ...(message.directTopLevel ? { directTopLevel: true } : {}),
     });
   };
   app.event("app_mention", async ({ event, body, context }) => onMessage(event, body.team_id ?? context.teamId, context.botUserId));

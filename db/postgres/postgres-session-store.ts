@@ -94,6 +94,11 @@ export class PostgresSessionStore implements Storage {
     return row ? toSession(row) : undefined;
   }
 
+  async waitingSessionIn(place: Omit<ConversationRef, "thread">): Promise<Session | undefined> {
+    const row = (await this.query<SessionRow>(SQL.waitingSessionIn, [place.platform, place.workspace, place.channel])).rows[0];
+    return row ? toSession(row) : undefined;
+  }
+
   async findSession(conversation: ConversationRef): Promise<Session | undefined> {
     const row = (await this.query<SessionRow>(SQL.sessionByKey, [conversationKey(conversation)])).rows[0];
     return row ? toSession(row) : undefined;

@@ -18,6 +18,11 @@ export const SQL = {
   // The row lock that serialises turn starts across processes; the second waits, then reads the first's result.
   lockSession: statement("lock-session", "SELECT v, status, message_count FROM sessions WHERE id = $1 FOR UPDATE"),
   sessionByKey: statement("session-by-key", "SELECT * FROM sessions WHERE conversation_key = $1"),
+  waitingSessionIn: statement(
+    "waiting-session-in",
+    `SELECT * FROM sessions WHERE status = 'waiting' AND platform = $1 AND workspace = $2 AND channel = $3
+     ORDER BY updated_at DESC, id LIMIT 1`,
+  ),
   sessionsByStatus: statement("sessions-by-status", "SELECT * FROM sessions WHERE status = $1 ORDER BY updated_at, id"),
   messages: statement("messages", "SELECT v, role, content FROM messages WHERE session_id = $1 ORDER BY seq"),
   // Any number of new messages in one statement: roles and contents as two parallel arrays, numbered from $2.

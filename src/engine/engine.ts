@@ -146,6 +146,10 @@ export class Engine implements Conversation {
   private async routeMessage(message: InboundMessage, attempt: number): Promise<MessageOutcome> {
     const isStop = message.addressedToBot && isStopRequest(message.text);
     let session = await this.store.findSession(message.conversation);
+    if (!session && message.directTopLevel && !isStop) {
+      const answered = await this.answerInDirect(message);
+      if (answered) return answered;
+    }
     if (!session) {
       if (!message.addressedToBot || isStop) return "ignored";
       session = await this.store.createSession({
@@ -179,6 +183,20 @@ export class Engine implements Conversation {
     if (state === "queued") return "queued";
     // The session started waiting between our read and our write: read it again as an answer.
     return attempt < 2 ? this.routeMessage(message, attempt + 1) : "ignored";
+  }
+
+  /**
+   * A top-level DM message answers the question pending in one of the DM's threads, when its author may answer it
+   * and it reads as a valid answer; anything else (a new request the question cannot take) starts its own session.
+   */
+  private async answerInDirect(message: InboundMessage): Promise<MessageOutcome | undefined> {
+    const { platform, workspace, channel } = message.conversation;
+    const waiting = await this.store.waitingSessionIn({ platform, workspace, channel });
+    if (!waiting || !this.mayAnswer(waiting, message.author)) return undefined;
+    const ask = await this.store.pendingAsk(waiting.id);
+    if (!ask || !checkAnswer(ask.spec, answerFromText(ask.spec, message.text)).ok) return undefined;
+    if (!(await this.store.claimEvent(message.eventId, this.clock()))) return "duplicate";
+    return this.answerFromMessage(waiting, ask, message);
   }
 
   private async answerFromMessage(session: Session, ask: Ask, message: InboundMessage): Promise<MessageOutcome> {

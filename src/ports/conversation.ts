@@ -18,6 +18,11 @@ export interface InboundMessage {
   text: string;
   /** A mention of the bot, a DM, or a reply to the bot's own message. */
   addressedToBot: boolean;
+  /**
+   * A top-level message in a one-to-one DM whose questions go into threads (Slack): from someone who may answer,
+   * it answers the question pending in that DM, as people there naturally reply below the card, not in its thread.
+   */
+  directTopLevel?: boolean;
 }
 
 export type MessageOutcome = "duplicate" | "ignored" | "started" | "queued" | "answered" | "rejected" | "stopping";

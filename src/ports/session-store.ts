@@ -209,6 +209,8 @@ export interface SessionStore {
    * status, counters and history are untouched.
    */
   openAsk(sessionId: string, ask: NewAsk, now: number): Promise<void>;
+  /** The most recently active session of a channel (a DM) that waits on a question, if any. */
+  waitingSessionIn(place: Omit<ConversationRef, "thread">): Promise<Session | undefined>;
   /** The newest ask made for one tool call of a session (its approval), if any. */
   askForToolUse(sessionId: string, toolUseId: string): Promise<Ask | undefined>;
   /** The journal entry of one tool call of a session, if it was ever started. */

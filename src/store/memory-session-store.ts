@@ -85,6 +85,18 @@ export class MemorySessionStore implements Storage {
     return session ? copy(session) : undefined;
   }
 
+  async waitingSessionIn(place: Omit<ConversationRef, "thread">): Promise<Session | undefined> {
+    const waiting = [...this.sessions.values()].filter(
+      (session) =>
+        session.status === "waiting" &&
+        session.conversation.platform === place.platform &&
+        session.conversation.workspace === place.workspace &&
+        session.conversation.channel === place.channel,
+    );
+    const newest = waiting.sort((a, b) => b.updatedAt - a.updatedAt)[0];
+    return newest ? copy(newest) : undefined;
+  }
+
   async findSession(conversation: ConversationRef): Promise<Session | undefined> {
     const id = this.byKey.get(conversationKey(conversation));
     return id ? this.getSession(id) : undefined;

@@ -131,6 +131,29 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
         expect(await store.listEndedAsksSince(11, 10)).toEqual([]);
       }));
 
+    it("finds the most recently active waiting session of a channel, and only of that channel", () =>
+      withStore(async (store) => {
+        await suspended(store);
+        const dm = { platform: CONVERSATION.platform, workspace: CONVERSATION.workspace, channel: CONVERSATION.channel };
+        expect((await store.waitingSessionIn(dm))?.id).toBe("S1");
+        expect(await store.waitingSessionIn({ ...dm, channel: "C2" })).toBeUndefined();
+        expect(await store.waitingSessionIn({ ...dm, workspace: "T2" })).toBeUndefined();
+        expect(await store.waitingSessionIn({ ...dm, platform: "discord" })).toBeUndefined();
+        // An idle session in the same channel is not waiting on anything.
+        await store.createSession({ id: "S2", conversation: { ...CONVERSATION, thread: "171.2" }, ownerId: "U1", now: 9 });
+        expect((await store.waitingSessionIn(dm))?.id).toBe("S1");
+        await store.resolveAsk("A1", {
+          status: "cancelled",
+          answer: null,
+          answeredBy: "U1",
+          resultMessage: null,
+          sessionStatus: "idle",
+          audit: { actor: "U1", action: "ask-cancelled", target: "A1", outcome: "cancelled", at: 10 },
+          now: 10,
+        });
+        expect(await store.waitingSessionIn(dm)).toBeUndefined();
+      }));
+
     it("lists expired pending asks by deadline", () =>
       withStore(async (store) => {
         await suspended(store);

@@ -20,6 +20,7 @@ describe("parseMessageEvent", () => {
       userId: "U1",
       text: "deploy",
       addressedToBot: true,
+      directTopLevel: false,
     });
     const reply = parseMessageEvent(
       messageEvent("message", { user: "U1", text: "yes", ts: "2.0", threadTs: "1.5", channel: "C9" }),
@@ -34,10 +35,14 @@ describe("parseMessageEvent", () => {
     expect(twin).toEqual(mention);
   });
 
-  it("treats a DM as addressed to the bot", () => {
-    expect(
-      parseMessageEvent(messageEvent("message", { user: "U1", text: "hello", channel: "D1", channelType: "im" }), CONTEXT)?.addressedToBot,
-    ).toBe(true);
+  it("treats a DM as addressed to the bot, and marks its top-level messages, not its thread replies", () => {
+    const topLevel = parseMessageEvent(messageEvent("message", { user: "U1", text: "hello", channel: "D1", channelType: "im" }), CONTEXT);
+    expect(topLevel).toMatchObject({ addressedToBot: true, directTopLevel: true });
+    const inThread = parseMessageEvent(
+      messageEvent("message", { user: "U1", text: "hello", channel: "D1", channelType: "im", threadTs: "1.5" }),
+      CONTEXT,
+    );
+    expect(inThread).toMatchObject({ addressedToBot: true, directTopLevel: false });
   });
 
   it("ignores bots, itself, housekeeping subtypes and top-level chatter, but keeps thread broadcasts", () => {

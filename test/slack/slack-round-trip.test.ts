@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ask, lastToolResults, reply } from "../fakes/fake-anthropic.js";
 import { FAKE_BOT_USER_ID } from "../fakes/fake-slack-api.js";
-import { ALICE, BOB, SlackHarness } from "./slack-harness.js";
+import { ALICE, BOB, SlackHarness, waitFor } from "./slack-harness.js";
 import { blockActions, CHANNEL, DM_CHANNEL, messageEvent, nextTs } from "./slack-payloads.js";
 
 let harness: SlackHarness;
@@ -141,6 +141,31 @@ describe("Slack round trip through real Bolt", () => {
     await harness.settle("answer", 1);
     expect(lastToolResultValue()).toEqual({ ok: true, value: "coffee" });
     expect(harness.posted(ts).at(-1)!.params.text).toBe("Coffee it is.");
+  });
+
+  it("in a DM, a reply below the card (not in its thread) answers it; a new request there starts its own session", async () => {
+    harness.anthropic.script(
+      ask({ type: "buttons", question: "Tea or coffee?", options: ["tea", "coffee"] }),
+      reply("Coffee it is."),
+      reply("Here is a recipe."),
+    );
+    const ts = nextTs();
+    await deliver(messageEvent("message", { user: ALICE, text: "what should I drink?", channel: DM_CHANNEL, channelType: "im", ts }));
+    await harness.settle("handleMessage", 1);
+    const card = harness.card(ts);
+    // Alice answers the natural way: a top-level DM message, which is its own "thread" for Slack.
+    await deliver(messageEvent("message", { user: ALICE, text: "coffee", channel: DM_CHANNEL, channelType: "im" }));
+    expect((await harness.settle("handleMessage", 2)).at(-1)?.result).toBe("answered");
+    await waitFor(() => harness.posted(ts).some((call) => call.params.text === "Coffee it is."), "the answer in the first thread");
+    expect(lastToolResultValue()).toEqual({ ok: true, value: "coffee" });
+    expect(JSON.stringify(harness.updatesOf(card.ts).at(-1)!.params.blocks)).toContain(`coffee — answered by <@${ALICE}>`);
+    expect(harness.anthropic.requests).toHaveLength(2);
+
+    // With no question pending, a top-level DM message is a new request in its own thread.
+    const next = nextTs();
+    await deliver(messageEvent("message", { user: ALICE, text: "and a recipe?", channel: DM_CHANNEL, channelType: "im", ts: next }));
+    expect((await harness.settle("handleMessage", 3)).at(-1)?.result).toBe("started");
+    await waitFor(() => harness.posted(next).some((call) => call.params.text === "Here is a recipe."), "the recipe in its own thread");
   });
 
   it("ignores other bots, its own messages, edits and channel chatter", async () => {
