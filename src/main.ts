@@ -1,4 +1,5 @@
 import { AnthropicModelClient } from "../adapters/anthropic/anthropic-model-client.js";
+import { standardInputUsable } from "../adapters/terminal/standard-input.js";
 import { TerminalAdapter } from "../adapters/terminal/terminal-adapter.js";
 import { openStorage } from "../db/open-storage.js";
 import { AdminCommands } from "./admin/admin-commands.js";
@@ -12,7 +13,7 @@ import { createLogger, type Logger } from "./logger.js";
 import { buildSystemPrompt } from "./loop/system-prompt.js";
 import { CURRENT_TIME_TOOL } from "./loop/tools.js";
 import type { ServingAdapter } from "./ports/conversation.js";
-import { ConfigError } from "./ports/errors.js";
+import { ConfigError, StartError } from "./ports/errors.js";
 import type { ToolProvider } from "./ports/tool-provider.js";
 import { TOOL_POLICY_SETTING, ToolRules } from "./tools/tool-rules.js";
 
@@ -21,6 +22,8 @@ async function main(): Promise<void> {
   loadEnvFileIfPresent();
   const config = loadConfig(process.env);
   const logger = createLogger(config.LOG_LEVEL);
+  const platforms = await platformAdapters(config, logger);
+  if (platforms.length === 0 && !standardInputUsable()) throw new StartError(NO_KEYBOARD);
   const store = await openStorage(config);
   const model = new AnthropicModelClient({
     // A compatible server behind ANTHROPIC_BASE_URL may need no key; the SDK still wants one.
@@ -30,7 +33,6 @@ async function main(): Promise<void> {
   });
   const storedSettings = await store.loadSettings();
   const toolProvider = await mcpToolProvider(config, logger);
-  const platforms = await platformAdapters(config, logger);
   const terminal = platforms.length === 0 ? new TerminalAdapter(process.stdin, process.stdout) : undefined;
   // Settings an admin changed with /parley config survive restarts and win over the environment.
   const settings = createRuntimeSettings(withStoredSettings(settingsFrom(config), storedSettings));
@@ -79,6 +81,11 @@ async function main(): Promise<void> {
     await shutdown("end-of-input");
   }
 }
+
+const NO_KEYBOARD =
+  "no Slack or Discord variables are set, so Parley would run in the terminal, but standard input is not a keyboard " +
+  "or a pipe (it is /dev/null or closed); set SLACK_BOT_TOKEN (with SLACK_SIGNING_SECRET or SLACK_APP_TOKEN) or " +
+  "DISCORD_TOKEN and DISCORD_APPLICATION_ID, or run npm start in a terminal";
 
 /** The MCP servers of the mcpServers file, if there is one; the MCP SDK is loaded only then. */
 async function mcpToolProvider(config: Config, logger: Logger): Promise<ToolProvider | undefined> {
@@ -141,7 +148,7 @@ function settingsFrom(config: Config): EngineSettings {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError) process.stderr.write(`parley: ${error.message}\n`);
+  if (error instanceof ConfigError || error instanceof StartError) process.stderr.write(`parley: ${error.message}\n`);
   else process.stderr.write(`parley: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

@@ -1,0 +1,111 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+/** Issue 11, "Errors a newcomer can act on": the real `npm start` entry point, refusing to start with one line. */
+
+let directory: string;
+
+beforeEach(() => {
+  directory = mkdtempSync(join(tmpdir(), "parley-start-"));
+});
+
+afterEach(() => {
+  rmSync(directory, { recursive: true, force: true });
+});
+
+interface StartOptions {
+  /** `pipe` (the default) feeds nothing and closes; `ignore` is /dev/null, as in a container without -i. */
+  stdin?: "pipe" | "ignore";
+}
+
+/** Starts the bot with only these variables; a bot still running after 20 s is killed, and the test fails on it. */
+function startBot(
+  environment: Record<string, string>,
+  options: StartOptions = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      env: {
+        PATH: process.env.PATH ?? "",
+        // Nothing listens there: every case below must stop before the first model call.
+        ANTHROPIC_BASE_URL: "http://127.0.0.1:9",
+        ANTHROPIC_API_KEY: "sk-test",
+        DATABASE_PATH: join(directory, "parley.db"),
+        LOG_LEVEL: "warn",
+        ...environment,
+      },
+      stdio: [options.stdin ?? "pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    child.stdout?.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin?.end();
+  });
+}
+
+describe("a platform variable with a typo", () => {
+  it.each([
+    ["SLACK_TOKEN", "SLACK_BOT_TOKEN"],
+    ["DISCORD_BOT_TOKEN", "DISCORD_TOKEN"],
+    ["SLACK_SIGNINGSECRET", "SLACK_SIGNING_SECRET"],
+    ["SLACK_APP_TOKN", "SLACK_APP_TOKEN"],
+    ["ANTHROPIC_KEY", "ANTHROPIC_API_KEY"],
+    ["LOG_LEVLE", "LOG_LEVEL"],
+  ])("%s stops the bot, naming %s", async (typo, meant) => {
+    const run = await startBot({ [typo]: "xoxb-some-value" });
+    expect(run.stderr).toBe(`parley: invalid configuration: ${typo}: is not a variable Parley reads; did you mean ${meant}?\n`);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    // Refused before anything was opened.
+    expect(existsSync(join(directory, "parley.db"))).toBe(false);
+  });
+
+  it("an unknown SLACK_ variable close to nothing lists the Slack variables Parley reads", async () => {
+    const run = await startBot({ SLACK_WEBHOOK_URL: "https://hooks.slack.com/services/x" });
+    expect(run.stderr).toBe(
+      "parley: invalid configuration: SLACK_WEBHOOK_URL: is not a variable Parley reads; " +
+        "it reads SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, SLACK_APP_TOKEN, SLACK_API_URL\n",
+    );
+    expect(run.code).toBe(1);
+  });
+
+  it("is listed first, with the other problems it causes below it", async () => {
+    const run = await startBot({ SLACK_BOT_TOKEN: "xoxb-1", SLACK_SIGNINGSECRET: "s3cret" });
+    expect(run.code).toBe(1);
+    expect(run.stderr.split("\n")).toEqual([
+      "parley: invalid configuration:",
+      "  SLACK_SIGNINGSECRET: is not a variable Parley reads; did you mean SLACK_SIGNING_SECRET?",
+      "  SLACK_SIGNING_SECRET: is required with SLACK_BOT_TOKEN in HTTP mode (or set SLACK_APP_TOKEN)",
+      "",
+    ]);
+    expect(run.stderr).not.toContain("s3cret");
+  });
+});
+
+describe("the terminal without a keyboard", () => {
+  it("says so in one line and exits 1 when standard input is /dev/null", async () => {
+    const run = await startBot({}, { stdin: "ignore" });
+    expect(run.stderr).toBe(
+      "parley: no Slack or Discord variables are set, so Parley would run in the terminal, but standard input is not a " +
+        "keyboard or a pipe (it is /dev/null or closed); set SLACK_BOT_TOKEN (with SLACK_SIGNING_SECRET or " +
+        "SLACK_APP_TOKEN) or DISCORD_TOKEN and DISCORD_APPLICATION_ID, or run npm start in a terminal\n",
+    );
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+  });
+
+  it("still runs from a pipe that ends at once, and exits 0", async () => {
+    const run = await startBot({});
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("Parley is listening.");
+  });
+});
