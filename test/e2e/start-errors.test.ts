@@ -1,15 +1,22 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
 /** Issue 11, "Errors a newcomer can act on": the real `npm start` entry point, refusing to start with one line. */
 
+/**
+ * Root may write anywhere, so a read-only folder or file would not stop a bot run as root: under root (a
+ * container, CI) the bot runs as `nobody`, in a folder that `nobody` owns.
+ */
+const UNPRIVILEGED = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+
 let directory: string;
 
 beforeEach(() => {
   directory = mkdtempSync(join(tmpdir(), "parley-start-"));
+  if (UNPRIVILEGED) chownSync(directory, UNPRIVILEGED.uid, UNPRIVILEGED.gid);
 });
 
 afterEach(() => {
@@ -38,6 +45,7 @@ function startBot(
         ...environment,
       },
       stdio: [options.stdin ?? "pipe", "pipe", "pipe"],
+      ...UNPRIVILEGED,
     });
     let stdout = "";
     let stderr = "";
@@ -107,5 +115,48 @@ describe("the terminal without a keyboard", () => {
     const run = await startBot({});
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("Parley is listening.");
+  });
+});
+
+describe("a DATABASE_PATH the database cannot live at", () => {
+  const expectRefusal = async (path: string, reason: string) => {
+    const run = await startBot({ DATABASE_PATH: path });
+    expect(run.stderr).toBe(`parley: cannot use DATABASE_PATH=${path}: ${reason}\n`);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+  };
+
+  it("a read-only folder", async () => {
+    const folder = join(directory, "read-only");
+    mkdirSync(folder);
+    if (UNPRIVILEGED) chownSync(folder, UNPRIVILEGED.uid, UNPRIVILEGED.gid);
+    chmodSync(folder, 0o555);
+    await expectRefusal(join(folder, "parley.db"), `the folder ${folder} is not writable`);
+    await expectRefusal(join(folder, "new", "parley.db"), `cannot create ${join(folder, "new")}: ${folder} is not writable`);
+  });
+
+  it("a file that is not SQLite", async () => {
+    const path = join(directory, "notes.db");
+    writeFileSync(path, "these are my notes, not a database\n".repeat(10));
+    if (UNPRIVILEGED) chownSync(path, UNPRIVILEGED.uid, UNPRIVILEGED.gid);
+    await expectRefusal(path, "the file is not a SQLite database");
+  });
+
+  it("a path under a regular file", async () => {
+    const file = join(directory, "parley.db");
+    writeFileSync(file, "");
+    await expectRefusal(join(file, "data", "parley.db"), `${file} is a file, not a folder`);
+  });
+
+  it("a read-only database file", async () => {
+    const path = join(directory, "parley.db");
+    writeFileSync(path, "");
+    if (UNPRIVILEGED) chownSync(path, UNPRIVILEGED.uid, UNPRIVILEGED.gid);
+    chmodSync(path, 0o444);
+    await expectRefusal(path, "the file is read-only");
+  });
+
+  it("a path under /proc, refused at once instead of hanging", async () => {
+    await expectRefusal("/proc/parley/parley.db", "it is under /proc, a kernel file system, where no database can be kept");
   });
 });
