@@ -9,6 +9,7 @@ import { type Config, loadConfig } from "./config.js";
 import { Engine } from "./engine/engine.js";
 import { createRuntimeSettings, DEFAULT_SETTINGS, type EngineSettings } from "./engine/settings.js";
 import { loadEnvFileIfPresent } from "./env-file.js";
+import { listenFailure } from "./listen-failure.js";
 import { createLogger, type Logger } from "./logger.js";
 import { buildSystemPrompt } from "./loop/system-prompt.js";
 import { CURRENT_TIME_TOOL } from "./loop/tools.js";
@@ -72,7 +73,10 @@ async function main(): Promise<void> {
   // Servers start (or fail, and retry by themselves) before recovery, so a recovered turn finds its tools.
   await toolProvider?.start();
   // Adapters start before recovery, so a bad token fails before any card is posted.
-  for (const adapter of platforms) await adapter.start(engine, onCommand);
+  for (const adapter of platforms)
+    await adapter.start(engine, onCommand).catch((error: unknown) => {
+      throw listenFailure(error, { port: config.PORT, host: config.HOST });
+    });
   await engine.recover();
   engine.startSweeper();
   logger.info({ platforms: platforms.map((adapter) => adapter.platform) }, "parley-started");

@@ -1,8 +1,12 @@
 import { spawn } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { FAKE_DISCORD_TOKEN, FakeDiscord } from "../fakes/fake-discord.js";
+import { MESSAGE_CONTENT_INTENT } from "../fakes/fake-discord-rest.js";
+import { FAKE_BOT_TOKEN, FakeSlackApi } from "../fakes/fake-slack-api.js";
 
 /** Issue 11, "Errors a newcomer can act on": the real `npm start` entry point, refusing to start with one line. */
 
@@ -158,5 +162,86 @@ describe("a DATABASE_PATH the database cannot live at", () => {
 
   it("a path under /proc, refused at once instead of hanging", async () => {
     await expectRefusal("/proc/parley/parley.db", "it is under /proc, a kernel file system, where no database can be kept");
+  });
+});
+
+describe("a platform that refuses the set-up", () => {
+  let slack: FakeSlackApi;
+  let discord: FakeDiscord;
+
+  beforeEach(async () => {
+    slack = await new FakeSlackApi().start();
+    discord = await new FakeDiscord().start();
+  });
+
+  afterEach(async () => {
+    await slack.close();
+    await discord.close();
+  });
+
+  const slackHttp = (port: number) => ({
+    SLACK_BOT_TOKEN: FAKE_BOT_TOKEN,
+    SLACK_SIGNING_SECRET: "signing-secret",
+    SLACK_API_URL: slack.apiUrl,
+    PORT: String(port),
+    HOST: "127.0.0.1",
+  });
+
+  it("PORT in use names PORT and the address", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const run = await startBot(slackHttp(port));
+      expect(run.stderr).toBe(
+        `parley: PORT=${port}: 127.0.0.1:${port} is already in use; stop what listens there or set PORT to a free port\n`,
+      );
+      expect(run.code).toBe(1);
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
+  });
+
+  it("a bot token Slack refuses names SLACK_BOT_TOKEN", async () => {
+    const run = await startBot({ ...slackHttp(0), SLACK_BOT_TOKEN: "xoxb-revoked" });
+    expect(run.stderr).toBe(
+      "parley: Slack refused SLACK_BOT_TOKEN (invalid_auth): copy the Bot User OAuth Token (xoxb-…) from the app's OAuth & Permissions page\n",
+    );
+    expect(run.code).toBe(1);
+    expect(run.stderr).not.toContain("xoxb-revoked");
+  });
+
+  it("an app token Slack refuses names SLACK_APP_TOKEN", async () => {
+    const run = await startBot({ ...slackHttp(0), SLACK_SIGNING_SECRET: "", SLACK_APP_TOKEN: "xapp-revoked" });
+    expect(run.stderr).toBe(
+      "parley: Slack refused SLACK_APP_TOKEN (invalid_auth): create an app-level token (xapp-…) with connections:write under the app's Basic Information\n",
+    );
+    expect(run.code).toBe(1);
+    // The bot token was fine: the refusal came from apps.connections.open.
+    expect(slack.callsOf("auth.test").map((call) => call.ok)).toEqual([true]);
+  });
+
+  const discordEnvironment = () => ({
+    DISCORD_TOKEN: FAKE_DISCORD_TOKEN,
+    DISCORD_APPLICATION_ID: discord.applicationId,
+    DISCORD_API_URL: discord.url,
+  });
+
+  it("Discord closing with 4014 says to enable the Message Content intent or set DISCORD_MESSAGE_CONTENT=false", async () => {
+    discord.gateway.disallowedIntents = MESSAGE_CONTENT_INTENT;
+    const run = await startBot(discordEnvironment());
+    expect(run.stderr).toBe(
+      "parley: Discord refused the Message Content intent (gateway close 4014): enable it under Bot → Privileged Gateway " +
+        "Intents in the developer portal, or set DISCORD_MESSAGE_CONTENT=false\n",
+    );
+    expect(run.code).toBe(1);
+  });
+
+  it("a Discord token the API refuses names DISCORD_TOKEN", async () => {
+    const run = await startBot({ ...discordEnvironment(), DISCORD_TOKEN: "not-the-token" });
+    expect(run.stderr).toBe(
+      "parley: Discord refused DISCORD_TOKEN (401 Unauthorized): copy the token from the Bot page of the developer portal\n",
+    );
+    expect(run.code).toBe(1);
   });
 });
