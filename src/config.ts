@@ -66,6 +66,7 @@ const configShape = {
   LOG_LEVEL: optionalText
     .transform((value) => (value ?? "info").toLowerCase())
     .pipe(z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])),
+  LOG_FILE: optionalText,
 };
 
 export const configSchema = z.object(configShape);
