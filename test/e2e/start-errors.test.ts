@@ -12,7 +12,7 @@ import { FAKE_BOT_TOKEN, FakeSlackApi } from "../fakes/fake-slack-api.js";
 
 /**
  * Root may write anywhere, so a read-only folder or file would not stop a bot run as root: under root (a
- * container, CI) the bot runs as `nobody`, in a folder that `nobody` owns.
+ * container, CI) the read-only cases run the bot as `nobody`, in a folder that `nobody` owns.
  */
 const UNPRIVILEGED = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
 
@@ -20,8 +20,12 @@ let directory: string;
 
 beforeEach(() => {
   directory = mkdtempSync(join(tmpdir(), "parley-start-"));
-  if (UNPRIVILEGED) chownSync(directory, UNPRIVILEGED.uid, UNPRIVILEGED.gid);
 });
+
+/** Hands a test file or folder to the user the read-only cases run as. */
+function giveToBot(path: string): void {
+  if (UNPRIVILEGED) chownSync(path, UNPRIVILEGED.uid, UNPRIVILEGED.gid);
+}
 
 afterEach(() => {
   rmSync(directory, { recursive: true, force: true });
@@ -30,6 +34,8 @@ afterEach(() => {
 interface StartOptions {
   /** `pipe` (the default) feeds nothing and closes; `ignore` is /dev/null, as in a container without -i. */
   stdin?: "pipe" | "ignore";
+  /** Run as `nobody` when the tests run as root (see UNPRIVILEGED). */
+  unprivileged?: boolean;
 }
 
 /** Starts the bot with only these variables; a bot still running after 20 s is killed, and the test fails on it. */
@@ -49,7 +55,7 @@ function startBot(
         ...environment,
       },
       stdio: [options.stdin ?? "pipe", "pipe", "pipe"],
-      ...UNPRIVILEGED,
+      ...(options.unprivileged ? UNPRIVILEGED : {}),
     });
     let stdout = "";
     let stderr = "";
@@ -123,8 +129,8 @@ describe("the terminal without a keyboard", () => {
 });
 
 describe("a DATABASE_PATH the database cannot live at", () => {
-  const expectRefusal = async (path: string, reason: string) => {
-    const run = await startBot({ DATABASE_PATH: path });
+  const expectRefusal = async (path: string, reason: string, options: StartOptions = {}) => {
+    const run = await startBot({ DATABASE_PATH: path }, options);
     expect(run.stderr).toBe(`parley: cannot use DATABASE_PATH=${path}: ${reason}\n`);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("");
@@ -133,16 +139,18 @@ describe("a DATABASE_PATH the database cannot live at", () => {
   it("a read-only folder", async () => {
     const folder = join(directory, "read-only");
     mkdirSync(folder);
-    if (UNPRIVILEGED) chownSync(folder, UNPRIVILEGED.uid, UNPRIVILEGED.gid);
+    giveToBot(directory);
+    giveToBot(folder);
     chmodSync(folder, 0o555);
-    await expectRefusal(join(folder, "parley.db"), `the folder ${folder} is not writable`);
-    await expectRefusal(join(folder, "new", "parley.db"), `cannot create ${join(folder, "new")}: ${folder} is not writable`);
+    await expectRefusal(join(folder, "parley.db"), `the folder ${folder} is not writable`, { unprivileged: true });
+    await expectRefusal(join(folder, "new", "parley.db"), `cannot create ${join(folder, "new")}: ${folder} is not writable`, {
+      unprivileged: true,
+    });
   });
 
   it("a file that is not SQLite", async () => {
     const path = join(directory, "notes.db");
     writeFileSync(path, "these are my notes, not a database\n".repeat(10));
-    if (UNPRIVILEGED) chownSync(path, UNPRIVILEGED.uid, UNPRIVILEGED.gid);
     await expectRefusal(path, "the file is not a SQLite database");
   });
 
@@ -155,9 +163,10 @@ describe("a DATABASE_PATH the database cannot live at", () => {
   it("a read-only database file", async () => {
     const path = join(directory, "parley.db");
     writeFileSync(path, "");
-    if (UNPRIVILEGED) chownSync(path, UNPRIVILEGED.uid, UNPRIVILEGED.gid);
+    giveToBot(directory);
+    giveToBot(path);
     chmodSync(path, 0o444);
-    await expectRefusal(path, "the file is read-only");
+    await expectRefusal(path, "the file is read-only", { unprivileged: true });
   });
 
   it("a path under /proc, refused at once instead of hanging", async () => {
