@@ -169,6 +169,10 @@ describe("a DATABASE_PATH the database cannot live at", () => {
     await expectRefusal(path, "the file is read-only", { unprivileged: true });
   });
 
+  it("a folder", async () => {
+    await expectRefusal(directory, "it is a folder, not a file");
+  });
+
   it("a path under /proc, refused at once instead of hanging", async () => {
     await expectRefusal("/proc/parley/parley.db", "it is under /proc, a kernel file system, where no database can be kept");
   });
@@ -209,6 +213,15 @@ describe("a platform that refuses the set-up", () => {
     } finally {
       await new Promise<void>((resolve) => taken.close(() => resolve()));
     }
+  });
+
+  it("HOST that is not an address of this machine names HOST", async () => {
+    // 192.0.2.1 is TEST-NET-1, reserved for documentation: no machine has it.
+    const run = await startBot({ ...slackHttp(0), HOST: "192.0.2.1" });
+    expect(run.stderr).toBe(
+      "parley: HOST=192.0.2.1: not an address of this machine; set HOST to 127.0.0.1, or 0.0.0.0 for every address\n",
+    );
+    expect(run.code).toBe(1);
   });
 
   it("a bot token Slack refuses names SLACK_BOT_TOKEN", async () => {
