@@ -2,6 +2,7 @@ import { z } from "zod";
 import { DEFAULT_MODEL_RETRY_MAX_S } from "./loop/call-model.js";
 import { ConfigError } from "./ports/errors.js";
 import { parsePolicyRules } from "./tools/tool-policy.js";
+import { unknownVariableProblems } from "./unknown-variables.js";
 
 const optionalText = z
   .string()
@@ -67,6 +68,7 @@ const configShape = {
   LOG_LEVEL: optionalText
     .transform((value) => (value ?? "info").toLowerCase())
     .pipe(z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])),
+  LOG_FILE: optionalText,
 };
 
 export const configSchema = z.object(configShape);
@@ -89,12 +91,19 @@ function crossFieldProblems(environment: Record<string, string | undefined>): st
 
 export type Config = z.infer<typeof configSchema>;
 
-/** Parses the environment; the error names every bad variable, never its value (it may be a secret). */
+/**
+ * Parses the environment; the error names every bad variable, never its value (it may be a secret). A variable
+ * that looks like a slip of one Parley reads (`SLACK_TOKEN`) is refused first: it would otherwise go unread.
+ */
 export function loadConfig(environment: Record<string, string | undefined>): Config {
   const parsed = configSchema.safeParse(environment);
-  const problems = [...(parsed.success ? [] : issueLines(parsed.error.issues)), ...crossFieldProblems(environment)];
+  const problems = [
+    ...unknownVariableProblems(environment, Object.keys(configShape)),
+    ...(parsed.success ? [] : issueLines(parsed.error.issues)),
+    ...crossFieldProblems(environment),
+  ];
   if (parsed.success && problems.length === 0) return parsed.data;
-  throw new ConfigError(`invalid configuration:\n${problems.map((line) => `  ${line}`).join("\n")}`);
+  throw new ConfigError(describeProblems(problems));
 }
 
 /** Parses only the named variables with the same rules (for scripts such as register-commands). */
@@ -105,11 +114,13 @@ export function loadConfigPart<Key extends keyof typeof configShape>(
   const shape = Object.fromEntries(keys.map((key) => [key, configShape[key]]));
   const parsed = z.object(shape).safeParse(environment);
   if (parsed.success) return parsed.data as unknown as Pick<Config, Key>;
-  throw new ConfigError(
-    `invalid configuration:\n${issueLines(parsed.error.issues)
-      .map((line) => `  ${line}`)
-      .join("\n")}`,
-  );
+  throw new ConfigError(describeProblems(issueLines(parsed.error.issues)));
+}
+
+/** One problem fits on one line; several are listed one a line. */
+function describeProblems(problems: readonly string[]): string {
+  if (problems.length === 1) return `invalid configuration: ${problems[0]}`;
+  return `invalid configuration:\n${problems.map((line) => `  ${line}`).join("\n")}`;
 }
 
 function issueLines(issues: readonly z.core.$ZodIssue[]): string[] {

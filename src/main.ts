@@ -1,4 +1,6 @@
+import { dirname, join } from "node:path";
 import { AnthropicModelClient } from "../adapters/anthropic/anthropic-model-client.js";
+import { standardInputUsable } from "../adapters/terminal/standard-input.js";
 import { TerminalAdapter } from "../adapters/terminal/terminal-adapter.js";
 import { openStorage } from "../db/open-storage.js";
 import { AdminCommands } from "./admin/admin-commands.js";
@@ -8,11 +10,12 @@ import { type Config, loadConfig } from "./config.js";
 import { Engine } from "./engine/engine.js";
 import { createRuntimeSettings, DEFAULT_SETTINGS, type EngineSettings } from "./engine/settings.js";
 import { loadEnvFileIfPresent } from "./env-file.js";
-import { createLogger, type Logger } from "./logger.js";
+import { listenFailure } from "./listen-failure.js";
+import { createFileLogger, createLogger, type Logger } from "./logger.js";
 import { buildSystemPrompt } from "./loop/system-prompt.js";
 import { CURRENT_TIME_TOOL } from "./loop/tools.js";
 import type { ServingAdapter } from "./ports/conversation.js";
-import { ConfigError } from "./ports/errors.js";
+import { ConfigError, StartError } from "./ports/errors.js";
 import type { ToolProvider } from "./ports/tool-provider.js";
 import { TOOL_POLICY_SETTING, ToolRules } from "./tools/tool-rules.js";
 
@@ -20,8 +23,13 @@ import { TOOL_POLICY_SETTING, ToolRules } from "./tools/tool-rules.js";
 async function main(): Promise<void> {
   loadEnvFileIfPresent();
   const config = loadConfig(process.env);
-  const logger = createLogger(config.LOG_LEVEL);
+  const inTerminal = !config.SLACK_BOT_TOKEN && !config.DISCORD_TOKEN;
+  if (inTerminal && !standardInputUsable()) throw new StartError(NO_KEYBOARD);
   const store = await openStorage(config);
+  // In the terminal, log lines on stderr would mix into the conversation: they go beside the database instead.
+  const logFile = config.LOG_FILE ?? (inTerminal ? join(dirname(config.DATABASE_PATH), "parley.log") : undefined);
+  const logger = logFile ? openLogFile(config.LOG_LEVEL, logFile, config.LOG_FILE !== undefined) : createLogger(config.LOG_LEVEL);
+  const platforms = await platformAdapters(config, logger);
   const model = new AnthropicModelClient({
     // A compatible server behind ANTHROPIC_BASE_URL may need no key; the SDK still wants one.
     apiKey: config.ANTHROPIC_API_KEY ?? "unused",
@@ -30,8 +38,7 @@ async function main(): Promise<void> {
   });
   const storedSettings = await store.loadSettings();
   const toolProvider = await mcpToolProvider(config, logger);
-  const platforms = await platformAdapters(config, logger);
-  const terminal = platforms.length === 0 ? new TerminalAdapter(process.stdin, process.stdout) : undefined;
+  const terminal = platforms.length === 0 ? new TerminalAdapter(process.stdin, process.stdout, Date.now, logFile) : undefined;
   // Settings an admin changed with /parley config survive restarts and win over the environment.
   const settings = createRuntimeSettings(withStoredSettings(settingsFrom(config), storedSettings));
   const toolRules = new ToolRules(config.TOOL_POLICY, storedSettings[TOOL_POLICY_SETTING]);
@@ -71,13 +78,31 @@ async function main(): Promise<void> {
   // Servers start (or fail, and retry by themselves) before recovery, so a recovered turn finds its tools.
   await toolProvider?.start();
   // Adapters start before recovery, so a bad token fails before any card is posted.
-  for (const adapter of platforms) await adapter.start(engine, onCommand);
+  for (const adapter of platforms)
+    await adapter.start(engine, onCommand).catch((error: unknown) => {
+      throw listenFailure(error, { port: config.PORT, host: config.HOST });
+    });
+  await terminal?.open(engine);
   await engine.recover();
   engine.startSweeper();
   logger.info({ platforms: platforms.map((adapter) => adapter.platform) }, "parley-started");
   if (terminal) {
     await terminal.run(engine);
     await shutdown("end-of-input");
+  }
+}
+
+const NO_KEYBOARD =
+  "no Slack or Discord variables are set, so Parley would run in the terminal, but standard input is not a keyboard " +
+  "or a pipe (it is /dev/null or closed); set SLACK_BOT_TOKEN (with SLACK_SIGNING_SECRET or SLACK_APP_TOKEN) or " +
+  "DISCORD_TOKEN and DISCORD_APPLICATION_ID, or run npm start in a terminal";
+
+function openLogFile(level: string, path: string, named: boolean): Logger {
+  try {
+    return createFileLogger(level, path);
+  } catch (error) {
+    const what = named ? `LOG_FILE=${path}` : `the log file ${path} (set LOG_FILE to move it)`;
+    throw new StartError(`cannot write ${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
 }
 
@@ -142,7 +167,7 @@ function settingsFrom(config: Config): EngineSettings {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError) process.stderr.write(`parley: ${error.message}\n`);
+  if (error instanceof ConfigError || error instanceof StartError) process.stderr.write(`parley: ${error.message}\n`);
   else process.stderr.write(`parley: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

@@ -1,4 +1,3 @@
-import { once } from "node:events";
 import {
   ActionRowBuilder,
   type APIMessage,
@@ -24,6 +23,7 @@ import { readCardRef, writeCardRef } from "./card-ref.js";
 import { componentId } from "./custom-id.js";
 import { toDiscordMarkdown } from "./discord-dialect.js";
 import { describeError, messageFacts } from "./discord-facts.js";
+import { gatewayRefusal, loginRefusal } from "./gateway-refusal.js";
 import { InteractionRouter } from "./interaction-router.js";
 import { PARLEY_COMMAND_NAME, runParleyCommand } from "./parley-command.js";
 import { PLATFORM, routeMessage } from "./parse-message.js";
@@ -76,9 +76,21 @@ export class DiscordAdapter implements ServingAdapter {
     this.client.on(Events.MessageCreate, (message) => this.track(() => this.onMessage(conversation, message)));
     this.client.on(Events.InteractionCreate, (interaction) => this.track(() => this.onInteraction(admin, router, interaction)));
     this.client.on(Events.Error, (error) => this.options.logger.error({ err: describeError(error) }, "discord-client error"));
-    const ready = once(this.client, Events.ClientReady);
-    await this.client.login(this.options.token);
-    await ready;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        // A shard that disconnects for good (a refused intent or token) never becomes ready.
+        const refused = ({ code }: { code: number }) => reject(gatewayRefusal(code));
+        this.client.once(Events.ShardDisconnect, refused);
+        this.client.once(Events.ClientReady, () => {
+          this.client.off(Events.ShardDisconnect, refused);
+          resolve();
+        });
+        this.client.login(this.options.token).catch((error: unknown) => reject(loginRefusal(error)));
+      });
+    } catch (error) {
+      await this.client.destroy();
+      throw error;
+    }
     this.options.logger.info({ user: this.client.user?.id }, "discord-ready");
   }
 

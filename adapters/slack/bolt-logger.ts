@@ -5,9 +5,9 @@ const MAX_LINE_CHARS = 300;
 
 /**
  * Bolt's logger interface on top of ours. Debug and info lines are dropped: the Web API client writes
- * request bodies at debug level, and those carry answers.
+ * request bodies at debug level, and those carry answers. So is any line `skip` says the caller reports itself.
  */
-export function createBoltLogger(logger: Logger): BoltLogger {
+export function createBoltLogger(logger: Logger, skip: (line: string) => boolean = () => false): BoltLogger {
   const line = (parts: unknown[]) =>
     parts
       .map((part) => (part instanceof Error ? `${part.name}: ${part.message}` : typeof part === "string" ? part : ""))
@@ -16,8 +16,14 @@ export function createBoltLogger(logger: Logger): BoltLogger {
   return {
     debug() {},
     info() {},
-    warn: (...parts: unknown[]) => logger.warn({ source: "bolt" }, line(parts)),
-    error: (...parts: unknown[]) => logger.error({ source: "bolt" }, line(parts)),
+    warn: (...parts: unknown[]) => {
+      const text = line(parts);
+      if (!skip(text)) logger.warn({ source: "bolt" }, text);
+    },
+    error: (...parts: unknown[]) => {
+      const text = line(parts);
+      if (!skip(text)) logger.error({ source: "bolt" }, text);
+    },
     setLevel() {},
     getLevel: () => LogLevel.WARN,
     setName() {},

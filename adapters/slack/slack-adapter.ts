@@ -11,6 +11,7 @@ import { createBoltLogger } from "./bolt-logger.js";
 import { readCardRef, writeCardRef } from "./card-ref.js";
 import { splitMrkdwn } from "./markdown-to-mrkdwn.js";
 import { mentionedUserIds, modelMessages } from "./model-message.js";
+import { mentionsRefusedToken, refusedToken } from "./refused-token.js";
 import { renderCard } from "./render-card.js";
 import { renderProgress } from "./render-progress.js";
 import { renderSettledCard } from "./render-settled.js";
@@ -20,6 +21,7 @@ import { SLACK_LIMITS, SLACK_MAX_BODY_BYTES } from "./slack-limits.js";
 import { registerListeners } from "./slack-listeners.js";
 
 export interface SlackAdapterOptions {
+  /** SLACK_BOT_TOKEN; if Slack refuses it (or the app token, SLACK_APP_TOKEN), start() says which, by that name. */
   botToken: string;
   /** Verifies HTTP requests; unused (may be empty) in Socket Mode. */
   signingSecret: string;
@@ -59,7 +61,8 @@ export class SlackAdapter implements ServingAdapter {
       ...(options.apiUrl ? { slackApiUrl: options.apiUrl } : {}),
       ...(options.retryConfig ? { retryConfig: options.retryConfig } : {}),
     };
-    const logger = createBoltLogger(options.logger);
+    // Until started, a refused token is start()'s error to report, not also a log line of Bolt's.
+    const logger = createBoltLogger(options.logger, (line) => !this.started && mentionsRefusedToken(line));
     // The same logger Bolt gives its own clients: it drops debug lines, which carry request bodies.
     this.client = new webApi.WebClient(options.botToken, { ...clientOptions, logger });
     this.app = new App({
@@ -83,7 +86,9 @@ export class SlackAdapter implements ServingAdapter {
 
   async start(conversation: Conversation, admin: AdminHandler): Promise<void> {
     // auth.test runs here, so a bad token is an error the caller can catch, not a crash.
-    const identity = await this.client.auth.test();
+    const identity = await this.client.auth.test().catch((error: unknown) => {
+      throw refusedToken(error, "SLACK_BOT_TOKEN");
+    });
     if (!identity.bot_id || !identity.user_id || !identity.team_id) throw new Error("auth.test returned no bot identity");
     this.identity = { botToken: this.options.botToken, botId: identity.bot_id, botUserId: identity.user_id, teamId: identity.team_id };
     await this.app.init();
@@ -92,7 +97,10 @@ export class SlackAdapter implements ServingAdapter {
       this.options.logger.error({ error: errorCode(error) }, "slack-listener failed");
     });
     if (this.socketMode) {
-      await this.app.start();
+      // apps.connections.open, with the app token, runs here.
+      await this.app.start().catch((error: unknown) => {
+        throw refusedToken(error, "SLACK_APP_TOKEN");
+      });
       this.started = true;
       // Socket Mode needs no HTTP listener, but a load balancer still wants /healthz.
       const health = createServer((request, response) => {

@@ -52,7 +52,7 @@ export function renderFieldPrompt(card: CardView, fieldIndex: number): string {
 export function renderSettlement(settlement: Settlement): string {
   const by = settlement.by ? ` by ${settlement.by}${settlement.byAdmin ? " (admin)" : ""}` : "";
   if (settlement.stopped) return `⏹ Stopped${by}.`;
-  if (settlement.status === "answered") return `✓ ${settlement.answerText ?? "Answered"}${by}`;
+  if (settlement.status === "answered") return `✓ ${settlement.answerText?.trim() || "Answered"}${by}`;
   if (settlement.status === "cancelled") return `✗ Cancelled${by}.`;
   return "⌛ Expired: nobody answered in time.";
 }

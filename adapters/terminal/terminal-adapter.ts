@@ -11,29 +11,41 @@ const TERMINAL_USER: Actor = { id: "you", name: "you", isAdmin: true };
 const TERMINAL_DIALECT: RichTextDialect = { ...PLAIN_DIALECT, mention: (userId) => (userId === TERMINAL_USER.id ? "you" : `@${userId}`) };
 const plain = (text: RichText) => renderRichText(text, TERMINAL_DIALECT);
 
+/** The line that stops a running turn at once; the engine decides what a stop is, the terminal only lets it jump the queue. */
+const STOP_LINE = /^\s*stop\s*$/i;
+
 /**
  * The terminal: one conversation, read line by line (so piped input works), drawn as text.
- * Each line waits for the bot to go quiet before the next is read, so a script can answer asks in order.
+ * Input is read all the time, but each line waits for the bot to go quiet before it is handled, so a script
+ * can answer asks in order; only `stop` jumps the queue, so that it stops a running turn at its next step.
  */
 export class TerminalAdapter implements PlatformAdapter {
   readonly platform = "terminal";
   private lastProgress = "";
   private form: { askId: string; card: CardView; index: number; values: Record<string, string> } | undefined;
   private lineCounter = 0;
+  /** Cards drawn on this screen since start: only their endings are printed. */
+  private readonly drawn = new Set<string>();
 
   constructor(
     private readonly input: NodeJS.ReadableStream,
     private readonly output: NodeJS.WritableStream,
     private readonly clock: () => number = Date.now,
+    /** Where the logs go instead of the screen, told in the greeting. */
+    private readonly logPath?: string,
   ) {}
 
   async postCard(card: CardView): Promise<string> {
-    this.write(renderCard(card, this.clock()));
-    if (card.spec.type === "form") this.beginForm(card);
+    this.draw(card);
     return `terminal:${card.askId}`;
   }
 
-  async settleCard(_card: CardView, settlement: Settlement): Promise<void> {
+  /**
+   * Prints how a card on this screen ended. Start-up settles the asks that ended in the last hour again (for
+   * platforms whose cards may still show buttons after a crash); a terminal has no such card, so those are skipped.
+   */
+  async settleCard(card: CardView, settlement: Settlement): Promise<void> {
+    if (!this.drawn.delete(card.askId)) return;
     this.write(renderSettlement(settlement));
   }
 
@@ -56,20 +68,47 @@ export class TerminalAdapter implements PlatformAdapter {
     if (!progress.done) this.write(`· ${text}`);
   }
 
+  /**
+   * Greets, and draws the question left from the last run, if any, so that its answer can be typed. Called before
+   * start-up recovery, so a question that expired while Parley was down is seen to expire.
+   */
+  async open(conversation: Conversation): Promise<void> {
+    const logs = this.logPath ? ` Logs go to ${this.logPath}.` : "";
+    this.write(`Parley is listening. Type a request; "stop" stops a turn; end input (Ctrl+D) to quit.${logs}`);
+    const card = await conversation.pendingCard(TERMINAL_CONVERSATION);
+    if (card) this.draw(card);
+  }
+
   /** Reads lines until the input ends, then lets the running turn finish. */
   async run(conversation: Conversation): Promise<void> {
-    const card = await conversation.pendingCard(TERMINAL_CONVERSATION);
-    if (card) {
-      // A question left from the last run: draw it again and take its answer.
-      this.write(renderCard(card, this.clock()));
-      if (card.spec.type === "form") this.beginForm(card);
-    } else {
-      this.write('Parley is listening. Type a request; "stop" stops a turn; end input (Ctrl+D) to quit.');
-    }
+    const queue: string[] = [];
+    let ended = false;
+    let busy = false;
+    let wake = () => {};
     const lines = createInterface({ input: this.input, terminal: false });
-    for await (const line of lines) {
+    lines.on("line", (line) => {
+      if (busy && STOP_LINE.test(line))
+        this.handleLine(conversation, line).catch((error: unknown) => this.write(`(stop failed: ${String(error)})`));
+      else queue.push(line);
+      wake();
+    });
+    lines.on("close", () => {
+      ended = true;
+      wake();
+    });
+    for (;;) {
+      const line = queue.shift();
+      if (line === undefined) {
+        if (ended) break;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        continue;
+      }
+      busy = true;
       await this.handleLine(conversation, line);
       await conversation.idle();
+      busy = false;
     }
     await conversation.idle();
   }
@@ -93,6 +132,14 @@ export class TerminalAdapter implements PlatformAdapter {
       text: line,
       addressedToBot: true,
     });
+  }
+
+  private draw(card: CardView): void {
+    // Start-up may post a card that open() already drew again.
+    if (this.drawn.has(card.askId)) return;
+    this.drawn.add(card.askId);
+    this.write(renderCard(card, this.clock()));
+    if (card.spec.type === "form") this.beginForm(card);
   }
 
   private beginForm(card: CardView): void {

@@ -18,7 +18,10 @@ export function describeAnswer(spec: AskSpec, value: AnswerValue | null, other?:
       .filter((field) => Object.hasOwn(value, field.name))
       .map((field) => `${field.label}: ${field.type === "toggle" ? (value[field.name] ? "on" : "off") : String(value[field.name])}`)
       .join(", ");
-  } else if (typeof value === "string") text = other ? `“${value}”` : label(value);
+  }
+  // An empty answer still reads as one: "✓ (empty) by alice", not a blank.
+  else if (typeof value === "string" && value.trim() === "") text = "(empty)";
+  else if (typeof value === "string") text = other ? `“${value}”` : label(value);
   else text = String(value);
   return text.length > MAX_SUMMARY_CHARS ? `${text.slice(0, MAX_SUMMARY_CHARS - 1)}…` : text;
 }

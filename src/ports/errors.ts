@@ -55,3 +55,10 @@ export class ConfigError extends ParleyError {
     super("config-error", message);
   }
 }
+
+/** Parley cannot start as set up (a database path, a port, a token); the message is one line saying what to change. */
+export class StartError extends ParleyError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("start-error", message, options);
+  }
+}

@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ask, FakeAnthropic, lastToolResults, reply } from "../fakes/fake-anthropic.js";
+import { ask, FakeAnthropic, lastToolResults, reply, toolUse } from "../fakes/fake-anthropic.js";
 import { tempDatabasePath } from "../support/harness.js";
 
 let fake: FakeAnthropic;
@@ -115,6 +116,53 @@ describe("the terminal adapter (npm start with no platform variables)", () => {
     expect(stdout).toContain("Parley: Finished after the signal.");
     // A clean close checkpoints the WAL into the database file and removes it.
     expect(existsSync(`${database.path}-wal`)).toBe(false);
+  });
+
+  it("reads stop while a turn runs, and stops the turn at its next step", async () => {
+    fake.script(
+      { content: [toolUse("current_time", {})], stopReason: "tool_use", delayMs: 1500 },
+      reply("This reply must never be asked for."),
+    );
+    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      env: { PATH: process.env.PATH ?? "", ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: "sk-test", DATABASE_PATH: database.path },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stdin.write("what time is it?\n");
+    while (fake.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    // Typed while the model is still thinking: the turn has not finished, so the old loop never read it.
+    child.stdin.end("stop\n");
+    const code = await new Promise((resolve) => child.on("close", resolve));
+    expect(code).toBe(0);
+    expect(stdout).toContain("⏹ Stopped.");
+    expect(stdout).not.toContain("This reply must never be asked for.");
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it("writes its logs to parley.log beside the database, not between the lines of the conversation", async () => {
+    fake.script(reply("Hello."));
+    const run = await runBot("hi\n", { LOG_LEVEL: "info" });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe("");
+    expect(run.stdout).not.toContain('{"level"');
+    const logPath = join(dirname(database.path), "parley.log");
+    expect(run.stdout).toContain(`Logs go to ${logPath}.`);
+    expect(readFileSync(logPath, "utf8")).toContain('"msg":"parley-started"');
+  });
+
+  it("does not reprint the outcomes of earlier questions on the next start, and never prints a blank answer", async () => {
+    fake.script(ask({ type: "input", question: "Any comment?" }), reply("Noted."));
+    const first = await runBot("review this\n\n");
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain("✓ (empty) by you");
+    expect(first.stdout).not.toMatch(/✓ +by you/);
+    expect(JSON.parse(lastToolResults(fake.requests.at(-1))[0]!.content)).toEqual({ ok: true, value: "" });
+
+    const second = await runBot("");
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain("Parley is listening.");
+    expect(second.stdout).not.toContain("✓");
   });
 
   it("stops with a message naming the variable when the configuration is bad", async () => {

@@ -17,6 +17,8 @@ export class FakeDiscordGateway {
   readonly identifies: Array<{ intents: number }> = [];
   readonly resumes: Array<{ sessionId: string; seq: number }> = [];
   heartbeats = 0;
+  /** Intents the application may not use (not enabled in the developer portal): an IDENTIFY asking for one is closed with 4014. */
+  disallowedIntents = 0;
   /** Events sent again on a RESUME. */
   replayed = 0;
   private readonly server: WebSocketServer;
@@ -95,6 +97,7 @@ export class FakeDiscordGateway {
         return;
       case 2: {
         this.identifies.push({ intents: Number(payload.d.intents) });
+        if (Number(payload.d.intents) & this.disallowedIntents) return void client.close(4014, "Disallowed intent(s).");
         this.sessionId = `session-${this.identifies.length}`;
         const { user, guilds } = this.ready();
         this.dispatch("READY", {

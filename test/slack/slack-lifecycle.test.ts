@@ -22,7 +22,7 @@ const unusedModel: ModelClient = {
 } as unknown as ModelClient;
 
 describe("SlackAdapter start", () => {
-  it("fails start() with Slack's invalid_auth when the bot token is wrong, and listens on nothing", async () => {
+  it("fails start() naming SLACK_BOT_TOKEN and Slack's invalid_auth when the bot token is wrong, and listens on nothing", async () => {
     const adapter = new SlackAdapter({
       botToken: "xoxb-wrong",
       signingSecret: FAKE_SIGNING_SECRET,
@@ -33,7 +33,11 @@ describe("SlackAdapter start", () => {
       retryConfig: { retries: 0 },
     });
     const engine = new Engine({ store: new MemorySessionStore(), model: unusedModel, adapters: [adapter], logger: SILENT_LOGGER });
-    await expect(adapter.start(engine, async () => ({ kind: "refused" }))).rejects.toMatchObject({ data: { error: "invalid_auth" } });
+    await expect(adapter.start(engine, async () => ({ kind: "refused" }))).rejects.toMatchObject({
+      code: "start-error",
+      message: expect.stringContaining("Slack refused SLACK_BOT_TOKEN (invalid_auth)"),
+      cause: { data: { error: "invalid_auth" } },
+    });
     expect(adapter.port).toBeUndefined();
     await expect(adapter.stop()).resolves.toBeUndefined();
     expect(slack.callsOf("auth.test")).toEqual([expect.objectContaining({ ok: false, error: "invalid_auth" })]);
