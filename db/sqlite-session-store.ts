@@ -146,6 +146,7 @@ export class SqliteSessionStore implements Storage {
       ),
       sessionById: db.prepare<[string], SessionRow>("SELECT * FROM sessions WHERE id = ?"),
       sessionByKey: db.prepare<[string], SessionRow>("SELECT * FROM sessions WHERE conversation_key = ?"),
+      ping: db.prepare<[], { one: number }>("SELECT 1 AS one FROM sessions LIMIT 1"),
       // Only for top-level DM messages; no index: a scan of sessions is well under a millisecond per thousand rows.
       waitingSessionIn: db.prepare<[string, string, string], SessionRow>(
         `SELECT * FROM sessions WHERE status = 'waiting' AND platform = ? AND workspace = ? AND channel = ?
@@ -473,6 +474,10 @@ export class SqliteSessionStore implements Storage {
 
   async saveSetting(key: string, value: string): Promise<void> {
     this.admin.saveSetting(key, value);
+  }
+
+  async ping(): Promise<void> {
+    this.statements.ping.get();
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,7 @@
 import { dirname, join } from "node:path";
 import { AnthropicModelClient } from "../adapters/anthropic/anthropic-model-client.js";
+import { healthRoutes } from "../adapters/http/health-routes.js";
+import { startHealthServer } from "../adapters/http/health-server.js";
 import { standardInputUsable } from "../adapters/terminal/standard-input.js";
 import { TerminalAdapter } from "../adapters/terminal/terminal-adapter.js";
 import { openStorage } from "../db/open-storage.js";
@@ -10,12 +12,14 @@ import { type Config, loadConfig } from "./config.js";
 import { Engine } from "./engine/engine.js";
 import { createRuntimeSettings, DEFAULT_SETTINGS, type EngineSettings } from "./engine/settings.js";
 import { loadEnvFileIfPresent } from "./env-file.js";
+import { createHealthProbe } from "./health.js";
 import { listenFailure } from "./listen-failure.js";
 import { createFileLogger, createLogger, type Logger } from "./logger.js";
 import { buildSystemPrompt } from "./loop/system-prompt.js";
 import { CURRENT_TIME_TOOL } from "./loop/tools.js";
 import type { ServingAdapter } from "./ports/conversation.js";
 import { ConfigError, StartError } from "./ports/errors.js";
+import type { HealthProbe } from "./ports/health.js";
 import type { ToolProvider } from "./ports/tool-provider.js";
 import { TOOL_POLICY_SETTING, ToolRules } from "./tools/tool-rules.js";
 
@@ -29,7 +33,9 @@ async function main(): Promise<void> {
   // In the terminal, log lines on stderr would mix into the conversation: they go beside the database instead.
   const logFile = config.LOG_FILE ?? (inTerminal ? join(dirname(config.DATABASE_PATH), "parley.log") : undefined);
   const logger = logFile ? openLogFile(config.LOG_LEVEL, logFile, config.LOG_FILE !== undefined) : createLogger(config.LOG_LEVEL);
-  const platforms = await platformAdapters(config, logger);
+  let platforms: ServingAdapter[] = [];
+  const health = createHealthProbe({ ping: () => store.ping(), platforms: () => platforms });
+  platforms = await platformAdapters(config, logger, health);
   const model = new AnthropicModelClient({
     // A compatible server behind ANTHROPIC_BASE_URL may need no key; the SDK still wants one.
     apiKey: config.ANTHROPIC_API_KEY ?? "unused",
@@ -66,6 +72,7 @@ async function main(): Promise<void> {
     logger.info({ reason }, "shutdown-started");
     // Stop taking new work first, then let in-flight turns finish or reach their next checkpoint.
     for (const adapter of platforms) await adapter.stop().catch((error: unknown) => logger.warn({ err: error }, "adapter-stop failed"));
+    await healthServer?.close();
     await engine.close();
     await toolProvider?.close();
     await store.close();
@@ -77,6 +84,14 @@ async function main(): Promise<void> {
 
   // Servers start (or fail, and retry by themselves) before recovery, so a recovered turn finds its tools.
   await toolProvider?.start();
+  // Slack in HTTP mode answers /healthz and /readyz on its own listener; Socket Mode and Discord need one for them.
+  const slackListens = config.SLACK_BOT_TOKEN !== undefined && config.SLACK_APP_TOKEN === undefined;
+  const healthServer =
+    platforms.length > 0 && !slackListens
+      ? await startHealthServer(health, config.PORT, config.HOST).catch((error: unknown) => {
+          throw listenFailure(error, { port: config.PORT, host: config.HOST });
+        })
+      : undefined;
   // Adapters start before recovery, so a bad token fails before any card is posted.
   for (const adapter of platforms)
     await adapter.start(engine, onCommand).catch((error: unknown) => {
@@ -123,7 +138,7 @@ async function mcpToolProvider(config: Config, logger: Logger): Promise<ToolProv
 }
 
 /** Platform SDKs are imported only when configured: the terminal starts without loading Bolt or discord.js. */
-async function platformAdapters(config: Config, logger: Logger): Promise<ServingAdapter[]> {
+async function platformAdapters(config: Config, logger: Logger, health: HealthProbe): Promise<ServingAdapter[]> {
   const adapters: ServingAdapter[] = [];
   if (config.SLACK_BOT_TOKEN) {
     const { SlackAdapter } = await import("../adapters/slack/slack-adapter.js");
@@ -137,6 +152,7 @@ async function platformAdapters(config: Config, logger: Logger): Promise<Serving
         port: config.PORT,
         host: config.HOST,
         logger,
+        routes: healthRoutes(health),
       }),
     );
   }

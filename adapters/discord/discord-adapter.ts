@@ -11,6 +11,7 @@ import {
   type Message,
   Partials,
   Routes,
+  Status,
   ThreadAutoArchiveDuration,
 } from "discord.js";
 import type { AdminHandler, Conversation, ServingAdapter } from "../../src/ports/conversation.js";
@@ -97,6 +98,11 @@ export class DiscordAdapter implements ServingAdapter {
   async stop(): Promise<void> {
     await this.idle();
     await this.client.destroy();
+  }
+
+  connected(): boolean {
+    // The manager says Ready once; a shard that dropped and is resuming says so itself.
+    return this.client.isReady() && this.client.ws.shards.every((shard) => shard.status === Status.Ready);
   }
 
   /** Resolves when every gateway event received so far has been handled. */

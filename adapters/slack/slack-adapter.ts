@@ -1,7 +1,8 @@
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { App, HTTPReceiver, webApi } from "@slack/bolt";
+import { App, HTTPReceiver, SocketModeReceiver, webApi } from "@slack/bolt";
 import type { AdminHandler, Conversation, ServingAdapter } from "../../src/ports/conversation.js";
+import type { HttpRoute } from "../../src/ports/http-route.js";
 import type { Logger } from "../../src/ports/logger.js";
 import type { CardView, ProgressView, Settlement } from "../../src/ports/platform-adapter.js";
 import type { RichText } from "../../src/ports/rich-text.js";
@@ -34,9 +35,9 @@ export interface SlackAdapterOptions {
   logger: Logger;
   /** Web API retries; the default keeps Slack's own (10 over about half an hour). Tests pass a small one. */
   retryConfig?: webApi.RetryOptions;
+  /** More GET routes on the HTTP listener in HTTP mode: /healthz and /readyz. (Socket Mode opens no listener.) */
+  routes?: HttpRoute[];
 }
-
-const HEALTH_PATH = "/healthz";
 /** Events, interactivity and slash commands all arrive here, as Slack's app manifest says. */
 const EVENTS_PATH = "/slack/events";
 
@@ -50,7 +51,9 @@ export class SlackAdapter implements ServingAdapter {
   private identity: { botToken: string; botId: string; botUserId: string; teamId: string } | undefined;
   private readonly progressMessages = new Map<string, Promise<string | undefined>>();
   private readonly socketMode: boolean;
-  private healthServer: Server | undefined;
+  /** Socket Mode's WebSocket client, whose connection state /readyz reports; absent in HTTP mode. */
+  private readonly socket: SocketModeReceiver["client"] | undefined;
+  private socketUp = false;
   private listeningPort: number | undefined;
   private started = false;
 
@@ -65,6 +68,13 @@ export class SlackAdapter implements ServingAdapter {
     const logger = createBoltLogger(options.logger, (line) => !this.started && mentionsRefusedToken(line));
     // The same logger Bolt gives its own clients: it drops debug lines, which carry request bodies.
     this.client = new webApi.WebClient(options.botToken, { ...clientOptions, logger });
+    // Built here rather than by Bolt (socketMode: true, the same options) to watch its connection for /readyz.
+    const socketReceiver = socketMode
+      ? new SocketModeReceiver({ appToken: options.appToken as string, logger, installerOptions: { clientOptions } })
+      : undefined;
+    this.socket = socketReceiver?.client;
+    this.socket?.on("connected", () => (this.socketUp = true));
+    for (const state of ["disconnected", "reconnecting"]) this.socket?.on(state, () => (this.socketUp = false));
     this.app = new App({
       // Not `token`: Bolt would send it in the body of its own auth.test. The identity comes from start() instead.
       authorize: async () => {
@@ -74,7 +84,7 @@ export class SlackAdapter implements ServingAdapter {
       deferInitialization: true,
       clientOptions,
       logger,
-      ...(socketMode ? { socketMode: true, appToken: options.appToken } : { receiver: httpReceiver(options.signingSecret, logger) }),
+      receiver: socketReceiver ?? httpReceiver(options.signingSecret, logger, options.routes ?? []),
     });
     this.actors = new ActorDirectory(this.client, options.logger);
   }
@@ -102,17 +112,6 @@ export class SlackAdapter implements ServingAdapter {
         throw refusedToken(error, "SLACK_APP_TOKEN");
       });
       this.started = true;
-      // Socket Mode needs no HTTP listener, but a load balancer still wants /healthz.
-      const health = createServer((request, response) => {
-        if (request.method === "GET" && request.url === HEALTH_PATH) answerHealth(response);
-        else response.writeHead(404).end();
-      });
-      this.healthServer = health;
-      await new Promise<void>((resolve, reject) => {
-        health.once("error", reject);
-        health.listen(this.options.port, this.options.host, () => resolve());
-      });
-      this.listeningPort = (health.address() as AddressInfo).port;
       return;
     }
     const server = (await this.app.start({ port: this.options.port, host: this.options.host })) as Server;
@@ -123,9 +122,10 @@ export class SlackAdapter implements ServingAdapter {
   async stop(): Promise<void> {
     if (this.started) await this.app.stop();
     this.started = false;
-    const health = this.healthServer;
-    this.healthServer = undefined;
-    if (health?.listening) await new Promise<void>((resolve) => health.close(() => resolve()));
+  }
+
+  connected(): boolean {
+    return this.started && (this.socket === undefined || this.socketUp);
   }
 
   async postCard(card: CardView): Promise<string> {
@@ -227,13 +227,13 @@ export class SlackAdapter implements ServingAdapter {
  * refused with 413 before it is verified or parsed (Bolt's default would buffer up to 4 MB), and a body that
  * is not a JSON object never reaches Bolt (see request-guard.ts).
  */
-function httpReceiver(signingSecret: string, logger: ReturnType<typeof createBoltLogger>): HTTPReceiver {
+function httpReceiver(signingSecret: string, logger: ReturnType<typeof createBoltLogger>, routes: HttpRoute[]): HTTPReceiver {
   const receiver = new HTTPReceiver({
     signingSecret,
     logger,
     endpoints: [EVENTS_PATH],
     bodyLimit: SLACK_MAX_BODY_BYTES,
-    customRoutes: [{ path: HEALTH_PATH, method: ["GET"], handler: (_request, response) => answerHealth(response) }],
+    customRoutes: routes.map((route) => ({ path: route.path, method: ["GET"], handler: route.handler })),
   });
   receiver.requestListener = guardSlackRequests(receiver.requestListener, {
     path: EVENTS_PATH,
@@ -241,8 +241,4 @@ function httpReceiver(signingSecret: string, logger: ReturnType<typeof createBol
     signingSecret,
   });
   return receiver;
-}
-
-function answerHealth(response: import("node:http").ServerResponse): void {
-  response.writeHead(200, { "content-type": "application/json" }).end('{"ok":true}');
 }

@@ -306,6 +306,10 @@ export class PostgresSessionStore implements Storage {
   }
 
   /** Ends the pool; waits for checked-out connections to come back. Safe to call twice. */
+  async ping(): Promise<void> {
+    await this.query(SQL.ping, []);
+  }
+
   async close(): Promise<void> {
     if (!this.pool.ended && !this.pool.ending) await this.pool.end();
   }

@@ -18,6 +18,7 @@ export const SQL = {
   // The row lock that serialises turn starts across processes; the second waits, then reads the first's result.
   lockSession: statement("lock-session", "SELECT v, status, message_count FROM sessions WHERE id = $1 FOR UPDATE"),
   sessionByKey: statement("session-by-key", "SELECT * FROM sessions WHERE conversation_key = $1"),
+  ping: statement("ping", "SELECT 1 AS one FROM sessions LIMIT 1"),
   waitingSessionIn: statement(
     "waiting-session-in",
     `SELECT * FROM sessions WHERE status = 'waiting' AND platform = $1 AND workspace = $2 AND channel = $3

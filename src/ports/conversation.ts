@@ -76,4 +76,6 @@ export type AdminHandler = (request: AdminRequest) => Promise<AdminReply>;
 export interface ServingAdapter extends PlatformAdapter {
   start(conversation: Conversation, admin: AdminHandler): Promise<void>;
   stop(): Promise<void>;
+  /** Connected to the platform now (started, and its gateway or socket up): what `/readyz` reports. */
+  connected(): boolean;
 }

@@ -259,6 +259,8 @@ export interface AdminQueries {
 
 /** Everything one database holds, as the composition root opens it. */
 export interface Storage extends SessionStore, MaintenanceStore, AdminQueries {
+  /** Reads one row: resolves when the database answers (the health check), throws a StoreError when it does not. */
+  ping(): Promise<void>;
   /** Closes the database; in-flight calls finish first. */
   close(): Promise<void>;
 }

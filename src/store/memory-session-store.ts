@@ -336,6 +336,8 @@ export class MemorySessionStore implements Storage {
     this.settings.set(key, value);
   }
 
+  async ping(): Promise<void> {}
+
   async close(): Promise<void> {}
 
   private mustGet(sessionId: string): Session {

@@ -42,6 +42,14 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
   }
 
   describe(`SessionStore contract: ${name}`, () => {
+    it("answers a ping while open (the health check), and fails it once closed", async () => {
+      const { store, cleanup } = await create();
+      await store.ping();
+      await store.close();
+      if (name !== "memory") await expect(store.ping()).rejects.toThrow();
+      await cleanup();
+    });
+
     it("claims an event id once", () =>
       withStore(async (store) => {
         expect(await store.claimEvent("E1", 1)).toBe(true);

@@ -1,9 +1,11 @@
 import { AnthropicModelClient } from "../../adapters/anthropic/anthropic-model-client.js";
+import { healthRoutes } from "../../adapters/http/health-routes.js";
 import { SlackAdapter } from "../../adapters/slack/slack-adapter.js";
 import { SqliteSessionStore } from "../../db/sqlite-session-store.js";
 import { AdminCommands } from "../../src/admin/admin-commands.js";
 import { Engine } from "../../src/engine/engine.js";
 import { createRuntimeSettings, type EngineSettings, type RuntimeSettings } from "../../src/engine/settings.js";
+import { createHealthProbe } from "../../src/health.js";
 import { type Logger, SILENT_LOGGER } from "../../src/logger.js";
 import type { ModelRetryPolicy } from "../../src/loop/call-model.js";
 import type { Tool } from "../../src/loop/tools.js";
@@ -84,6 +86,7 @@ export class SlackHarness {
       host: "127.0.0.1",
       logger: this.options.logger ?? SILENT_LOGGER,
       retryConfig: { retries: 2, factor: 1, minTimeout: 5, maxTimeout: 5 },
+      routes: healthRoutes(createHealthProbe({ ping: () => this.store.ping(), platforms: () => [this.adapter] })),
     });
     this.engine = new Engine({
       store: this.store,

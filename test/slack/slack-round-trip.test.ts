@@ -216,9 +216,19 @@ describe("Slack round trip through real Bolt", () => {
     expect(JSON.stringify(harness.updatesOf(String(progress.result.ts)).at(-1)!.params.blocks)).toContain("Done");
   });
 
-  it("answers GET /healthz", async () => {
-    const response = await fetch(`http://127.0.0.1:${harness.adapter.port}/healthz`);
-    expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ ok: true });
+  it("answers /healthz when the database answers and /readyz when Slack is connected too, on its own listener", async () => {
+    const get = async (path: string) => {
+      const response = await fetch(`http://127.0.0.1:${harness.adapter.port}${path}`);
+      return { status: response.status, body: await response.json() };
+    };
+    expect(await get("/healthz")).toEqual({ status: 200, body: { ok: true, checks: { database: "ok" } } });
+    expect(await get("/readyz")).toEqual({ status: 200, body: { ok: true, checks: { database: "ok", slack: "ok" } } });
+    // A database that no longer answers fails both: the orchestrator restarts the process.
+    await harness.store.close();
+    const down = await get("/healthz");
+    expect(down.status).toBe(503);
+    expect(down.body.ok).toBe(false);
+    expect(down.body.checks.database).not.toBe("ok");
+    expect((await get("/readyz")).status).toBe(503);
   });
 });

@@ -29,7 +29,9 @@ function eventEnvelope(event: Record<string, unknown>, eventId: string): Record<
 describe("Socket Mode", () => {
   it("connects through apps.connections.open with the app token and runs the same round trip", async () => {
     expect(harness.slack.callsOf("apps.connections.open").filter((call) => call.ok)).toHaveLength(1);
-    expect((await fetch(`http://127.0.0.1:${harness.adapter.port}/healthz`)).status).toBe(200);
+    // Connected, and no HTTP listener of its own: the composition root serves /healthz and /readyz in Socket Mode.
+    expect(harness.adapter.connected()).toBe(true);
+    expect(harness.adapter.port).toBeUndefined();
     harness.anthropic.script(ask({ question: "Which branch?", candidates: ["main", "next"] }), reply("Merged into next."));
     const thread = nextTs();
     const eventAck = await harness.socket.send(
