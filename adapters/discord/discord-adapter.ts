@@ -150,10 +150,12 @@ export class DiscordAdapter implements ServingAdapter {
   async showProgress(progress: ProgressView): Promise<void> {
     const channelId = progress.conversation.thread;
     const text = toDiscordMarkdown(progress.text);
-    const content = progress.done ? `-# ${text}` : `⏳ ${text}`;
+    const content = progress.done ? `-# ${text}` : progress.waiting ? `⏸ ${text}` : `⏳ ${text}`;
     const components = progress.done ? [] : [stopRow(progress.sessionId).toJSON()];
-    if (!progress.done) await this.client.rest.post(Routes.channelTyping(channelId)).catch(() => undefined);
     const existing = this.progressMessages.get(progress.turnKey);
+    // Nothing was shown for this turn (a Stop before any step, or a restart since): there is nothing to end.
+    if (progress.done && !existing) return;
+    if (!progress.done && !progress.waiting) await this.client.rest.post(Routes.channelTyping(channelId)).catch(() => undefined);
     if (progress.done) this.progressMessages.delete(progress.turnKey);
     if (existing) {
       const body = { content, components, allowed_mentions: NO_MENTIONS };

@@ -10,7 +10,7 @@ const STATUS_CHARS = 500;
 /** A turn's status line; a Stop button while the turn runs, none once it is over. */
 export function renderProgress(progress: ProgressView): SlackMessage {
   const status = escapeMrkdwn(truncate(toMrkdwn(progress.text), STATUS_CHARS));
-  const line = progress.done ? status : `⏳ ${status}`;
+  const line = progress.done ? status : progress.waiting ? `⏸ ${status}` : `⏳ ${status}`;
   return {
     text: line,
     blocks: [

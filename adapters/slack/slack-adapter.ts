@@ -54,6 +54,10 @@ export class SlackAdapter implements ServingAdapter {
   /** Socket Mode's WebSocket client, whose connection state /readyz reports; absent in HTTP mode. */
   private readonly socket: SocketModeReceiver["client"] | undefined;
   private socketUp = false;
+  /** Turns whose thread shows "is thinking…" now. */
+  private readonly busyTurns = new Set<string>();
+  /** Channels where Slack refused assistant.threads.setStatus (not assistant threads). */
+  private readonly statusRefused = new Set<string>();
   private listeningPort: number | undefined;
   private started = false;
 
@@ -192,7 +196,14 @@ export class SlackAdapter implements ServingAdapter {
   async showProgress(progress: ProgressView): Promise<void> {
     const message = renderProgress(progress);
     const previous = this.progressMessages.get(progress.turnKey);
-    if (previous === undefined || progress.done) await this.setThreadStatus(progress.conversation, progress.done ? "" : "is thinking…");
+    // Nothing was shown for this turn (a Stop before any step, or a restart since): there is nothing to end.
+    if (progress.done && previous === undefined) return;
+    const busy = !progress.done && progress.waiting !== true;
+    if (busy !== this.busyTurns.has(progress.turnKey)) {
+      if (busy) this.busyTurns.add(progress.turnKey);
+      else this.busyTurns.delete(progress.turnKey);
+      await this.setThreadStatus(progress.conversation, busy ? "is thinking…" : "");
+    }
     const { channel, thread } = progress.conversation;
     const posted = (async () => {
       const ts = await previous;
@@ -212,11 +223,17 @@ export class SlackAdapter implements ServingAdapter {
     await posted;
   }
 
-  /** The "is thinking…" line under the thread; Slack refuses it outside assistant threads, which is fine. */
+  /**
+   * The "is thinking…" line under the thread. Slack allows it only in assistant threads (an app's DMs); a channel
+   * where Slack refused it once is not asked again, so ordinary channels cost no call for it.
+   */
   private async setThreadStatus(conversation: ConversationRef, status: string): Promise<void> {
+    if (this.statusRefused.has(conversation.channel)) return;
     try {
       await this.client.assistant.threads.setStatus({ channel_id: conversation.channel, thread_ts: conversation.thread, status });
     } catch (error) {
+      // Only Slack's own answer says "not here"; a network error says nothing about the channel.
+      if ((error as { code?: string }).code === webApi.ErrorCode.PlatformError) this.statusRefused.add(conversation.channel);
       this.options.logger.debug({ error: errorCode(error) }, "slack-thread-status refused");
     }
   }

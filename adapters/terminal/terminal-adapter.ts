@@ -64,8 +64,9 @@ export class TerminalAdapter implements PlatformAdapter {
   async showProgress(progress: ProgressView): Promise<void> {
     const text = plain(progress.text);
     if (text === this.lastProgress) return;
-    this.lastProgress = progress.done ? "" : text;
-    if (!progress.done) this.write(`· ${text}`);
+    this.lastProgress = progress.done || progress.waiting ? "" : text;
+    // The card itself says who is awaited; the terminal prints only what the agent is doing.
+    if (!progress.done && !progress.waiting) this.write(`· ${text}`);
   }
 
   /**

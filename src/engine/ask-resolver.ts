@@ -8,6 +8,7 @@ import { mention, rich } from "../ports/rich-text.js";
 import type { Ask, AskStatus, Session, SessionStore } from "../ports/session-store.js";
 import type { CardDesk } from "./card-desk.js";
 import type { ElicitationDesk } from "./elicitation-desk.js";
+import { turnKeyOf } from "./progress.js";
 import type { TurnRunner } from "./turn-runner.js";
 
 export interface Resolution {
@@ -96,8 +97,13 @@ export class AskResolver {
     this.deps.track(async () => {
       await this.deps.cards.settle(won, session, settlement);
       if (ask.spec.detached) this.deps.elicitations.settle(won, resolution.status, resolution.result.ok ? resolution.result.value : null);
-      else if (stop) await this.deps.adapterFor(session).postNotice(session.conversation, rich`⏹ Stopped by ${mention(actor?.id ?? "?")}.`);
-      else await this.deps.turns.run(session.id, secret);
+      else if (stop) {
+        const adapter = this.deps.adapterFor(session);
+        // The turn's status message was held for a resume that will not come: it ends here.
+        const view = { turnKey: turnKeyOf(session), sessionId: session.id, conversation: session.conversation };
+        await adapter.showProgress({ ...view, text: rich`Stopped`, done: true });
+        await adapter.postNotice(session.conversation, rich`⏹ Stopped by ${mention(actor?.id ?? "?")}.`);
+      } else await this.deps.turns.run(session.id, secret);
     });
     return { kind: "accepted" };
   }

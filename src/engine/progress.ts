@@ -1,8 +1,14 @@
 import type { Logger } from "../logger.js";
 import type { PlatformAdapter, ProgressView } from "../ports/platform-adapter.js";
 import type { RichText } from "../ports/rich-text.js";
+import type { Session } from "../ports/session-store.js";
 
 export const PROGRESS_INTERVAL_MS = 1000;
+
+/** Names a turn's one status message: the same across the turn's suspends and resumes, new for each turn. */
+export function turnKeyOf(session: Pick<Session, "id" | "turnCount">): string {
+  return `${session.id}:${session.turnCount}`;
+}
 
 /** One status message per turn, edited at most once per interval; the last text always lands. */
 export class ProgressReporter {
@@ -33,7 +39,14 @@ export class ProgressReporter {
     await this.chain;
   }
 
-  private flush(done: boolean): void {
+  /** The turn now waits on a person: the message says so and stays, for the resume to edit. */
+  async hold(text: RichText): Promise<void> {
+    this.pending = text;
+    this.flush(false, true);
+    await this.chain;
+  }
+
+  private flush(done: boolean, waiting = false): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     const text = this.pending;
@@ -42,7 +55,7 @@ export class ProgressReporter {
     this.lastSentAt = Date.now();
     // Edits are chained so they reach the platform in order.
     this.chain = this.chain.then(() =>
-      this.adapter.showProgress({ ...this.view, text, done }).catch((error: unknown) => {
+      this.adapter.showProgress({ ...this.view, text, done, ...(waiting ? { waiting } : {}) }).catch((error: unknown) => {
         this.logger.warn({ err: error, sessionId: this.view.sessionId }, "progress-update failed");
       }),
     );

@@ -10,7 +10,7 @@ import type { Session, SessionStore } from "../ports/session-store.js";
 import type { ToolCatalog } from "../tools/tool-catalog.js";
 import type { CardDesk } from "./card-desk.js";
 import type { ElicitationDesk } from "./elicitation-desk.js";
-import { ProgressReporter } from "./progress.js";
+import { ProgressReporter, turnKeyOf } from "./progress.js";
 import type { EngineSettings, RuntimeSettings } from "./settings.js";
 
 /** The real value of a password answer, put back only into the in-memory history of the resumed turn. */
@@ -110,7 +110,7 @@ export class TurnRunner {
       const settings = this.deps.settings.get();
       const progress = new ProgressReporter(
         this.deps.adapterFor(session),
-        { turnKey: `${session.id}:${session.turnCount}`, sessionId, conversation: session.conversation },
+        { turnKey: turnKeyOf(session), sessionId, conversation: session.conversation },
         this.deps.logger,
       );
       const history = await store.loadMessages(sessionId);
@@ -167,7 +167,8 @@ export class TurnRunner {
     const notice = (text: ReturnType<typeof rich>) => adapter.postNotice(session.conversation, text);
     switch (result.outcome) {
       case "suspended":
-        await progress.finish(
+        // Held, not finished: the resume edits this same message, so a thread shows one status line per turn.
+        await progress.hold(
           settings.answerPolicy === "thread" ? rich`Waiting for an answer` : rich`Waiting for ${mention(session.ownerId)}`,
         );
         await this.deps.cards.post(result.ask.id, { ask: result.ask, session });

@@ -31,8 +31,13 @@ export interface ProgressView {
   sessionId: string;
   conversation: ConversationRef;
   text: RichText;
-  /** The turn is over: remove the Stop button. */
+  /** The turn is over: remove the Stop button. With nothing shown yet for this turn, nothing needs showing. */
   done: boolean;
+  /**
+   * The turn waits on a person's answer: keep the message (and its Stop button) for the resume to edit, but show
+   * nothing busy (typing, "is thinking…"). One status message per turn, however many questions it asks.
+   */
+  waiting?: boolean;
 }
 
 /** A chat platform: draws cards and messages. Inbound traffic is the adapter's own business. */

@@ -35,6 +35,8 @@ export class FakeSlackApi {
   readonly calls: RecordedSlackCall[] = [];
   readonly responses: Array<{ path: string; body: Record<string, unknown> }> = [];
   readonly users = new Map<string, FakeSlackUser>();
+  /** Channels where `assistant.threads.setStatus` is refused (an app without the scope or feature there). */
+  readonly threadStatusRefusedIn = new Set<string>();
   /** Where `apps.connections.open` sends Socket Mode clients. */
   socketUrl = "";
   private readonly rateLimits = new Map<string, number>();
@@ -145,7 +147,7 @@ export class FakeSlackApi {
       case "users.info":
         return this.userInfo(String(params.user));
       case "assistant.threads.setStatus":
-        return { ok: true };
+        return this.threadStatusRefusedIn.has(String(params.channel_id)) ? { ok: false, error: "channel_not_found" } : { ok: true };
       default:
         return { ok: false, error: "unknown_method" };
     }

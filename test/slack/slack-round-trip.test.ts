@@ -168,6 +168,35 @@ describe("Slack round trip through real Bolt", () => {
     await waitFor(() => harness.posted(next).some((call) => call.params.text === "Here is a recipe."), "the recipe in its own thread");
   });
 
+  it("an answered ask costs a settle, one status edit and the answer: one status message per turn, none stale", async () => {
+    harness.slack.threadStatusRefusedIn.add(CHANNEL);
+    harness.anthropic.script(ask({ question: "Which environment?", candidates: ["staging", "production"] }), reply("Deployed."));
+    const ts = nextTs();
+    await deliver(messageEvent("app_mention", { user: ALICE, text: `<@${FAKE_BOT_USER_ID}> deploy`, ts }));
+    await harness.settle("handleMessage", 1);
+    const card = harness.card(ts);
+    const before = harness.slack.calls.length;
+    await harness.sender.interaction(
+      blockActions({
+        user: ALICE,
+        actionId: card.actionIds[1]!,
+        channel: CHANNEL,
+        cardTs: card.ts,
+        threadTs: ts,
+        responseUrl: harness.responseUrl,
+      }),
+    );
+    await harness.settle("answer", 1);
+    const after = harness.slack.calls.slice(before).map((call) => call.method);
+    // Settle the card, edit the held status to "Thinking…", post the answer, edit the status to "Done".
+    expect(after.sort()).toEqual(["chat.postMessage", "chat.update", "chat.update", "chat.update"]);
+    const statuses = harness.posted(ts).filter((call) => JSON.stringify(call.params.blocks ?? "").includes("stop:"));
+    expect(statuses).toHaveLength(1);
+    expect(JSON.stringify(harness.updatesOf(String(statuses[0]!.result.ts)).at(-1)!.params.blocks)).toContain("Done");
+    // Slack refused the thread status here once; it was not asked again.
+    expect(harness.slack.callsOf("assistant.threads.setStatus")).toHaveLength(1);
+  });
+
   it("ignores other bots, its own messages, edits and channel chatter", async () => {
     const ts = nextTs();
     await deliver(messageEvent("message", { user: BOB, text: "hello team", ts }));
