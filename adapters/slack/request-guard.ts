@@ -2,6 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from "node:http
 import { parse as parseQuery } from "node:querystring";
 import { isValidSlackRequest } from "@slack/bolt";
 import { z } from "zod";
+import { type EventAckGate, heldEventId } from "./event-ack-gate.js";
 
 /** Interactivity payloads Bolt reads `user.id` from before any listener runs. */
 const INTERACTION_TYPES = [
@@ -28,7 +29,7 @@ type BufferedRequest = IncomingMessage & { rawBody?: Buffer };
  */
 export function guardSlackRequests(
   listener: RequestListener,
-  options: { path: string; limitBytes: number; signingSecret: string },
+  options: { path: string; limitBytes: number; signingSecret: string; gate?: EventAckGate },
 ): RequestListener {
   return (request, response) => {
     if (request.method !== "POST" || (request.url ?? "").split("?")[0] !== options.path) return listener(request, response);
@@ -52,6 +53,8 @@ export function guardSlackRequests(
         return refuse(request, response, isSigned(request, rawBody, options.signingSecret) ? 400 : 401);
       }
       (request as BufferedRequest).rawBody = rawBody;
+      const eventId = options.gate ? heldEventId(readJson(rawBody, request.headers["content-type"])) : undefined;
+      if (options.gate && eventId) holdAcknowledgement(response, eventId, options.gate);
       listener(request, response);
     });
     request.on("error", () => refuse(request, response, 400));
@@ -82,6 +85,40 @@ export function isSlackEnvelope(text: string, contentType: string | undefined): 
   } catch {
     return false;
   }
+}
+
+function readJson(rawBody: Buffer, contentType: string | undefined): unknown {
+  if (contentType !== "application/json") return undefined;
+  try {
+    return JSON.parse(rawBody.toString("utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Bolt acknowledges an event (200) before its listener runs; for an event the gate holds, that 200 is kept back
+ * until the listener has stored the event. Any other answer (401 for a bad signature) goes out at once.
+ */
+function holdAcknowledgement(response: ServerResponse, eventId: string, gate: EventAckGate): void {
+  const writeHead = response.writeHead.bind(response);
+  const end = response.end.bind(response);
+  let status: number | undefined;
+  let headArgs: unknown[] = [];
+  response.writeHead = ((code: number, ...rest: unknown[]) => {
+    status = code;
+    headArgs = [code, ...rest];
+    if (code !== 200) return (writeHead as (...args: unknown[]) => ServerResponse)(...headArgs);
+    return response;
+  }) as ServerResponse["writeHead"];
+  response.end = ((...args: unknown[]) => {
+    if (status !== undefined && status !== 200) return (end as (...args: unknown[]) => ServerResponse)(...args);
+    gate.hold(eventId, () => {
+      if (status !== undefined) (writeHead as (...args: unknown[]) => ServerResponse)(...headArgs);
+      (end as (...args: unknown[]) => ServerResponse)(...args);
+    });
+    return response;
+  }) as ServerResponse["end"];
 }
 
 function isSigned(request: IncomingMessage, rawBody: Buffer, signingSecret: string): boolean {

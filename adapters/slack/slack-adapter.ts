@@ -10,6 +10,7 @@ import type { ConversationRef } from "../../src/ports/session-store.js";
 import { ActorDirectory, errorCode } from "./actor-directory.js";
 import { createBoltLogger } from "./bolt-logger.js";
 import { readCardRef, writeCardRef } from "./card-ref.js";
+import { EventAckGate, heldEventId } from "./event-ack-gate.js";
 import { splitMrkdwn } from "./markdown-to-mrkdwn.js";
 import { mentionedUserIds, modelMessages } from "./model-message.js";
 import { mentionsRefusedToken, refusedToken } from "./refused-token.js";
@@ -20,6 +21,12 @@ import { guardSlackRequests } from "./request-guard.js";
 import { toMrkdwn } from "./slack-dialect.js";
 import { SLACK_LIMITS, SLACK_MAX_BODY_BYTES } from "./slack-limits.js";
 import { registerListeners } from "./slack-listeners.js";
+
+/** What the Socket Mode client emits as "slack_event": an envelope and the function that acknowledges it. */
+interface SocketEvent {
+  body?: unknown;
+  ack: (response?: unknown) => Promise<void>;
+}
 
 export interface SlackAdapterOptions {
   /** SLACK_BOT_TOKEN; if Slack refuses it (or the app token, SLACK_APP_TOKEN), start() says which, by that name. */
@@ -56,6 +63,7 @@ export class SlackAdapter implements ServingAdapter {
   private socketUp = false;
   /** Turns whose thread shows "is thinking…" now. */
   private readonly busyTurns = new Set<string>();
+  private readonly gate = new EventAckGate();
   /** Channels where Slack refused assistant.threads.setStatus (not assistant threads). */
   private readonly statusRefused = new Set<string>();
   private listeningPort: number | undefined;
@@ -78,6 +86,16 @@ export class SlackAdapter implements ServingAdapter {
       : undefined;
     this.socket = socketReceiver?.client;
     this.socket?.on("connected", () => (this.socketUp = true));
+    // Bolt's receiver acknowledges an event's envelope before its listener runs, with the `ack` the client hands it
+    // in its "slack_event" emission; that ack is swapped, as the client emits it, for one the gate holds until stored.
+    const socket = this.socket;
+    if (socket) {
+      const emit = socket.emit.bind(socket);
+      socket.emit = ((name: string, ...args: unknown[]) => {
+        if (name === "slack_event") args[0] = this.heldSocketAck(args[0] as SocketEvent);
+        return emit(name, ...args);
+      }) as typeof socket.emit;
+    }
     for (const state of ["disconnected", "reconnecting"]) this.socket?.on(state, () => (this.socketUp = false));
     this.app = new App({
       // Not `token`: Bolt would send it in the body of its own auth.test. The identity comes from start() instead.
@@ -88,7 +106,7 @@ export class SlackAdapter implements ServingAdapter {
       deferInitialization: true,
       clientOptions,
       logger,
-      receiver: socketReceiver ?? httpReceiver(options.signingSecret, logger, options.routes ?? []),
+      receiver: socketReceiver ?? httpReceiver(options.signingSecret, logger, options.routes ?? [], this.gate),
     });
     this.actors = new ActorDirectory(this.client, options.logger);
   }
@@ -106,7 +124,7 @@ export class SlackAdapter implements ServingAdapter {
     if (!identity.bot_id || !identity.user_id || !identity.team_id) throw new Error("auth.test returned no bot identity");
     this.identity = { botToken: this.options.botToken, botId: identity.bot_id, botUserId: identity.user_id, teamId: identity.team_id };
     await this.app.init();
-    registerListeners({ app: this.app, conversation, actors: this.actors, logger: this.options.logger, admin });
+    registerListeners({ app: this.app, conversation, actors: this.actors, logger: this.options.logger, admin, gate: this.gate });
     this.app.error(async (error) => {
       this.options.logger.error({ error: errorCode(error) }, "slack-listener failed");
     });
@@ -123,7 +141,19 @@ export class SlackAdapter implements ServingAdapter {
     this.listeningPort = (server.address() as AddressInfo).port;
   }
 
+  /** The client's emission with its `ack` held by the gate when it carries a message or a mention. */
+  private heldSocketAck(event: SocketEvent): SocketEvent {
+    const eventId = heldEventId(event.body);
+    if (!eventId) return event;
+    const ack = event.ack;
+    const logger = this.options.logger;
+    const send = (response?: unknown) => () =>
+      void ack(response).catch((error: unknown) => logger.warn({ error: errorCode(error) }, "slack-socket-ack failed"));
+    return { ...event, ack: async (response?: unknown) => this.gate.hold(eventId, send(response)) };
+  }
+
   async stop(): Promise<void> {
+    this.gate.releaseAll();
     if (this.started) await this.app.stop();
     this.started = false;
   }
@@ -244,7 +274,12 @@ export class SlackAdapter implements ServingAdapter {
  * refused with 413 before it is verified or parsed (Bolt's default would buffer up to 4 MB), and a body that
  * is not a JSON object never reaches Bolt (see request-guard.ts).
  */
-function httpReceiver(signingSecret: string, logger: ReturnType<typeof createBoltLogger>, routes: HttpRoute[]): HTTPReceiver {
+function httpReceiver(
+  signingSecret: string,
+  logger: ReturnType<typeof createBoltLogger>,
+  routes: HttpRoute[],
+  gate: EventAckGate,
+): HTTPReceiver {
   const receiver = new HTTPReceiver({
     signingSecret,
     logger,
@@ -256,6 +291,7 @@ function httpReceiver(signingSecret: string, logger: ReturnType<typeof createBol
     path: EVENTS_PATH,
     limitBytes: SLACK_MAX_BODY_BYTES,
     signingSecret,
+    gate,
   });
   return receiver;
 }

@@ -5,6 +5,7 @@ import { answerNotice, stopNotice } from "../../src/ports/notices.js";
 import type { RichText } from "../../src/ports/rich-text.js";
 import { PARLEY_ACTION_PATTERN } from "./action-ids.js";
 import { type ActorDirectory, errorCode } from "./actor-directory.js";
+import type { EventAckGate } from "./event-ack-gate.js";
 import { parseBlockActions } from "./parse-interaction.js";
 import { conversationOf, parseMessageEvent } from "./parse-message-event.js";
 import { parseViewSubmission, submissionErrors } from "./parse-view-submission.js";
@@ -19,6 +20,8 @@ export interface ListenerDependencies {
   actors: ActorDirectory;
   logger: Logger;
   admin: AdminHandler;
+  /** Told when an event is stored (or dropped), so its held acknowledgement may go. */
+  gate: EventAckGate;
 }
 
 /** Slack's words for "only admins": who counts as one here. */
@@ -42,8 +45,15 @@ export function registerListeners(deps: ListenerDependencies): void {
       ...(message.directTopLevel ? { directTopLevel: true } : {}),
     });
   };
-  app.event("app_mention", async ({ event, body, context }) => onMessage(event, body.team_id ?? context.teamId, context.botUserId));
-  app.event("message", async ({ event, body, context }) => onMessage(event, body.team_id ?? context.teamId, context.botUserId));
+  const onEvent = async (event: unknown, body: { team_id?: string; event_id?: string }, teamId: string | undefined, botUserId?: string) => {
+    try {
+      await onMessage(event, body.team_id ?? teamId, botUserId);
+    } finally {
+      if (body.event_id) deps.gate.release(body.event_id);
+    }
+  };
+  app.event("app_mention", async ({ event, body, context }) => onEvent(event, body, context.teamId, context.botUserId));
+  app.event("message", async ({ event, body, context }) => onEvent(event, body, context.teamId, context.botUserId));
 
   app.action(PARLEY_ACTION_PATTERN, async ({ ack, body, client, context }) => {
     await ack();

@@ -50,6 +50,9 @@ export class FakeSlackApi {
     return this;
   }
 
+  /** Calls of `method` answer after this many milliseconds (a slow Slack). */
+  readonly latency = new Map<string, number>();
+
   /** The next `count` calls of `method` answer 429 with `Retry-After: 0`. */
   rateLimit(method: string, count = 1): void {
     this.rateLimits.set(method, count);
@@ -104,7 +107,10 @@ export class FakeSlackApi {
       ...(typeof answer.error === "string" ? { error: answer.error } : {}),
       result: answer,
     });
-    response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
+    const reply = () => response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
+    const delay = this.latency.get(method) ?? 0;
+    if (delay > 0) setTimeout(reply, delay);
+    else reply();
   }
 
   private answer(method: string, params: Record<string, unknown>, token: string): Record<string, unknown> {

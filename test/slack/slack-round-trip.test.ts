@@ -197,6 +197,36 @@ describe("Slack round trip through real Bolt", () => {
     expect(harness.slack.callsOf("assistant.threads.setStatus")).toHaveLength(1);
   });
 
+  it("acknowledges a mention only once it is stored, so a crash before the store leaves Slack to redeliver it", async () => {
+    // users.info is slow: the store happens 400 ms after the event arrives.
+    harness.slack.latency.set("users.info", 400);
+    harness.anthropic.script(reply("Hello."));
+    const ts = nextTs();
+    const started = Date.now();
+    expect(await deliver(messageEvent("app_mention", { user: ALICE, text: `<@${FAKE_BOT_USER_ID}> hi`, ts }))).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(350);
+    expect(await harness.store.hasEvent(`slack:${CHANNEL}:${ts}`)).toBe(true);
+    // A tap is still acknowledged first, whatever its work costs (Bob is looked up, slowly, after the ack).
+    harness.anthropic.script(ask({ question: "Which?", candidates: ["a", "b"] }));
+    const thread = nextTs();
+    await deliver(messageEvent("app_mention", { user: ALICE, text: `<@${FAKE_BOT_USER_ID}> ask me`, ts: thread }));
+    await harness.settle("handleMessage", 2);
+    const card = harness.card(thread);
+    const tapped = Date.now();
+    const response = await harness.sender.interaction(
+      blockActions({
+        user: ALICE,
+        actionId: card.actionIds[0]!,
+        channel: CHANNEL,
+        cardTs: card.ts,
+        threadTs: thread,
+        responseUrl: harness.responseUrl,
+      }),
+    );
+    expect(response.status).toBe(200);
+    expect(Date.now() - tapped).toBeLessThan(350);
+  });
+
   it("ignores other bots, its own messages, edits and channel chatter", async () => {
     const ts = nextTs();
     await deliver(messageEvent("message", { user: BOB, text: "hello team", ts }));

@@ -60,6 +60,20 @@ describe("Socket Mode", () => {
     expect(JSON.stringify(harness.updatesOf(card.ts).at(-1)!.params.blocks)).toContain("✅ next");
   });
 
+  it("acknowledges an event's envelope only once the event is stored", async () => {
+    harness.slack.latency.set("users.info", 400);
+    harness.anthropic.script(reply("Hello."));
+    const thread = nextTs();
+    const started = Date.now();
+    await harness.socket.send(
+      "events_api",
+      eventEnvelope(messageEvent("app_mention", { user: ALICE, text: `<@${FAKE_BOT_USER_ID}> hi`, ts: thread }), "EvSocketHeld"),
+    );
+    expect(Date.now() - started).toBeGreaterThanOrEqual(350);
+    expect(await harness.store.hasEvent(`slack:${CHANNEL}:${thread}`)).toBe(true);
+    await harness.settle("handleMessage", 1);
+  });
+
   it("returns modal field errors in the envelope ack", async () => {
     harness.anthropic.script(
       ask({ type: "form", question: "Who is on call?", fields: [{ name: "person", label: "Person", type: "text", required: true }] }),
