@@ -34,6 +34,9 @@ export interface TurnRunnerDependencies {
   onTurnEnd: (sessionId: string, result: LoopResult) => void;
 }
 
+/** How often a running turn looks for a Stop stored by another process. */
+export const STOP_POLL_MS = 1000;
+
 /** Runs turns: one at a time per session in this process, and reports each ending in the thread. */
 export class TurnRunner {
   private readonly chains = new Map<string, Promise<unknown>>();
@@ -117,6 +120,15 @@ export class TurnRunner {
       if (secret) withSecret(history, secret);
       const stop = new AbortController();
       this.stops.set(sessionId, stop);
+      // A Stop taken by another process (several on one database) is only a flag in the store: looking at it every
+      // second cancels a tool call in flight here within a second, not at the end of the call.
+      const watch = setInterval(() => {
+        store.isStopRequested(sessionId).then(
+          (requested) => requested && stop.abort(),
+          () => {},
+        );
+      }, STOP_POLL_MS);
+      watch.unref();
       let result: LoopResult;
       try {
         result = await runLoop(
@@ -145,6 +157,7 @@ export class TurnRunner {
         await progress.finish(rich`Paused: Parley is restarting, and will carry on with this turn`);
         return;
       } finally {
+        clearInterval(watch);
         if (this.stops.get(sessionId) === stop) this.stops.delete(sessionId);
       }
       this.deps.logger.info({ sessionId, outcome: result.outcome }, "turn-ended");

@@ -217,6 +217,23 @@ describe("tools from an MCP server, with a person's approval of the exact call",
     expect(harness.adapter.messages.at(-1)?.text).toBe("⏹ Stopped.");
   });
 
+  it("a Stop another process stored (only a flag in the database) cancels the running call here within a second", async () => {
+    await open("srv__slow=auto");
+    fake.script({ content: [toolUse("srv__slow", { seconds: 20 })] });
+    const started = harness.say("work slowly");
+    await waitUntil(() => harness.adapter.progress.some((view) => JSON.stringify(view.text).includes("srv__slow: ")));
+    const session = await harness.store.findSession({ platform: "test", workspace: "T1", channel: "C1", thread: "1700000000.000100" });
+    const stoppedAt = Date.now();
+    // What engine.stop in another process does: the flag, and no abort of this process's call.
+    await harness.store.requestStop(session!.id);
+    await waitUntil(() => files.recorded().includes("slow cancelled"), 3000);
+    expect(Date.now() - stoppedAt).toBeLessThan(2500);
+    await started;
+    await harness.engine.idle();
+    expect(files.recorded()).not.toContain("slow finished");
+    expect(harness.adapter.messages.at(-1)?.text).toBe("⏹ Stopped.");
+  });
+
   it("an image from a tool reaches the model as an image block", async () => {
     await open("srv__picture=auto");
     fake.script({ content: [toolUse("srv__picture", {})] }, reply("Nice picture."));
