@@ -75,6 +75,8 @@ export class CardDesk {
     if (ask.cardRef === null) return;
     try {
       await this.adapterFor(session).settleCard(this.view(ask, session), settlement);
+      // Recorded only once the platform took the update: a crash or failure before it leaves the ask for start-up.
+      await this.store.recordCardSettled(ask.id, this.clock());
     } catch (error) {
       this.logger.warn({ err: error, askId: ask.id }, "card-settle failed");
     }
