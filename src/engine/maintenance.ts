@@ -61,7 +61,7 @@ export class Maintenance {
       if (outcome.kind === "accepted") ended++;
     }
     for (const ask of await store.listUnpostedAsks()) {
-      if (ask.createdAt < now - UNPOSTED_GRACE_MS) track(() => this.deps.cards.post(ask.id));
+      if (ask.createdAt < now - UNPOSTED_GRACE_MS) track(() => this.deps.cards.repost(ask.id));
     }
     const { turns } = this.deps;
     for (const sessionId of turns.takeStalled()) track(() => turns.run(sessionId));
@@ -77,7 +77,8 @@ export class Maintenance {
     const running = await store.listSessionsByStatus("running");
     for (const session of running) await this.deps.elicitations.abandonOrphans(session);
     // Post first, then sweep: a question nobody saw must not time out (the sweep skips unposted asks too).
-    await Promise.all((await store.listUnpostedAsks()).map((ask) => this.deps.cards.post(ask.id)));
+    // Each may have been posted by the process that died before storing its reference: adopted, not posted twice.
+    await Promise.all((await store.listUnpostedAsks()).map((ask) => this.deps.cards.repost(ask.id)));
     // A crash between a claim and its card update leaves live buttons: settle the endings whose settle is not recorded.
     for (const ask of await store.listUnsettledAsks(this.deps.clock() - RESETTLE_WINDOW_MS, RESETTLE_LIMIT)) {
       const session = await store.getSession(ask.sessionId);
