@@ -208,8 +208,10 @@ export class SqliteSessionStore implements Storage {
       setCardRef: db.prepare<[string, number, string], { status: Ask["status"] }>(
         "UPDATE asks SET card_ref = ?, deadline = ? WHERE id = ? RETURNING status",
       ),
-      endedSince: db.prepare<[number, number], AskRow>(
-        "SELECT * FROM asks WHERE status != 'pending' AND card_ref IS NOT NULL AND ended_at >= ? ORDER BY ended_at LIMIT ?",
+      recordCardSettled: db.prepare<[number, string]>("UPDATE asks SET settled_at = ? WHERE id = ? AND status != 'pending'"),
+      unsettled: db.prepare<[number, number], AskRow>(
+        `SELECT * FROM asks WHERE status != 'pending' AND card_ref IS NOT NULL AND settled_at IS NULL AND ended_at >= ?
+         ORDER BY ended_at LIMIT ?`,
       ),
       unposted: db.prepare<[], AskRow>("SELECT * FROM asks WHERE status = 'pending' AND card_ref IS NULL ORDER BY deadline"),
       expired: db.prepare<[number, number], AskRow>(
@@ -390,8 +392,12 @@ export class SqliteSessionStore implements Storage {
     return this.statements.setCardRef.get(cardRef, deadline, askId)?.status;
   }
 
-  async listEndedAsksSince(since: number, limit: number): Promise<Ask[]> {
-    return this.statements.endedSince.all(since, limit).map(toAsk);
+  async recordCardSettled(askId: string, now: number): Promise<void> {
+    this.statements.recordCardSettled.run(now, askId);
+  }
+
+  async listUnsettledAsks(since: number, limit: number): Promise<Ask[]> {
+    return this.statements.unsettled.all(since, limit).map(toAsk);
   }
 
   async hasEvent(eventId: string): Promise<boolean> {

@@ -16,11 +16,12 @@ import {
 } from "discord.js";
 import type { AdminHandler, Conversation, ServingAdapter } from "../../src/ports/conversation.js";
 import type { Logger } from "../../src/ports/logger.js";
-import type { CardView, ProgressView, Settlement } from "../../src/ports/platform-adapter.js";
+import type { CardView, PostCardOptions, ProgressView, Settlement } from "../../src/ports/platform-adapter.js";
 import type { RichText } from "../../src/ports/rich-text.js";
 import type { ConversationRef } from "../../src/ports/session-store.js";
 import { AnswerDrafts } from "./answer-drafts.js";
-import { readCardRef, writeCardRef } from "./card-ref.js";
+import { cardNonce, findCardMessageId } from "./card-lookup.js";
+import { type DiscordCardRef, readCardRef, writeCardRef } from "./card-ref.js";
 import { componentId } from "./custom-id.js";
 import { toDiscordMarkdown } from "./discord-dialect.js";
 import { describeError, messageFacts } from "./discord-facts.js";
@@ -48,6 +49,9 @@ export interface DiscordAdapterOptions {
 /** Discord's error for "a thread has already been created for this message": a replayed mention. */
 const THREAD_ALREADY_EXISTS = 160004;
 const NO_MENTIONS = { parse: [] as [] };
+/** A card being looked for is among its thread's newest messages; Discord pages them by 100. */
+const CARD_SEARCH_PAGES = 3;
+const CARD_SEARCH_PAGE_SIZE = 100;
 
 /** Discord through discord.js: gateway events in, REST out. Routing and rendering live in pure modules. */
 export class DiscordAdapter implements ServingAdapter {
@@ -110,9 +114,42 @@ export class DiscordAdapter implements ServingAdapter {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
-  async postCard(card: CardView): Promise<string> {
-    const message = await this.send(card.conversation.thread, renderCard(card, { plainReplies: this.options.messageContent !== false }));
+  async postCard(card: CardView, options: PostCardOptions = {}): Promise<string> {
+    const body = renderCard(card, { plainReplies: this.options.messageContent !== false });
+    const found = options.mayExist ? await this.findCard(card) : undefined;
+    if (found) {
+      // Adopted: drawn again, since the card an earlier process posted shows an earlier deadline.
+      await this.client.rest.patch(Routes.channelMessage(found.channelId, found.messageId), { body });
+      this.options.logger.info({ askId: card.askId }, "discord-card adopted");
+      return writeCardRef(found);
+    }
+    // Within Discord's nonce window a second post of the same card returns the first message instead.
+    const message = await this.send(card.conversation.thread, { ...body, nonce: cardNonce(card.askId), enforce_nonce: true });
     return writeCardRef({ channelId: message.channel_id, messageId: message.id });
+  }
+
+  /** The card an earlier attempt posted in the ask's thread, found by its components, beyond the nonce window. */
+  private async findCard(card: CardView): Promise<DiscordCardRef | undefined> {
+    const botId = this.client.user?.id;
+    if (!botId) return undefined;
+    const channelId = card.conversation.thread;
+    let before: string | undefined;
+    for (let page = 0; page < CARD_SEARCH_PAGES; page++) {
+      const query = new URLSearchParams({ limit: String(CARD_SEARCH_PAGE_SIZE), ...(before ? { before } : {}) });
+      let messages: APIMessage[];
+      try {
+        messages = (await this.client.rest.get(Routes.channelMessages(channelId), { query })) as APIMessage[];
+      } catch (error) {
+        // Without Read Message History the nonce is the only guard left; anything else is retried by the sweeper.
+        if (error instanceof DiscordAPIError && error.status === 403) return undefined;
+        throw error;
+      }
+      const messageId = findCardMessageId(messages, card.askId, botId);
+      if (messageId) return { channelId, messageId };
+      if (messages.length < CARD_SEARCH_PAGE_SIZE) return undefined;
+      before = messages.at(-1)?.id;
+    }
+    return undefined;
   }
 
   /** A bot REST edit, not the interaction webhook: it still works after the 15-minute interaction token expired. */
@@ -166,7 +203,10 @@ export class DiscordAdapter implements ServingAdapter {
     if (!progress.done) this.progressMessages.set(progress.turnKey, { channelId, messageId: message.id });
   }
 
-  private async send(channelId: string, body: Partial<DiscordMessageBody>): Promise<APIMessage> {
+  private async send(
+    channelId: string,
+    body: Partial<DiscordMessageBody> & { nonce?: string; enforce_nonce?: boolean },
+  ): Promise<APIMessage> {
     return (await this.client.rest.post(Routes.channelMessages(channelId), { body })) as APIMessage;
   }
 

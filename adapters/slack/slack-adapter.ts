@@ -4,12 +4,13 @@ import { App, HTTPReceiver, SocketModeReceiver, webApi } from "@slack/bolt";
 import type { AdminHandler, Conversation, ServingAdapter } from "../../src/ports/conversation.js";
 import type { HttpRoute } from "../../src/ports/http-route.js";
 import type { Logger } from "../../src/ports/logger.js";
-import type { CardView, ProgressView, Settlement } from "../../src/ports/platform-adapter.js";
+import type { CardView, PostCardOptions, ProgressView, Settlement } from "../../src/ports/platform-adapter.js";
 import type { RichText } from "../../src/ports/rich-text.js";
 import type { ConversationRef } from "../../src/ports/session-store.js";
 import { ActorDirectory, errorCode } from "./actor-directory.js";
 import { createBoltLogger } from "./bolt-logger.js";
-import { readCardRef, writeCardRef } from "./card-ref.js";
+import { cardMetadata, findCardTs } from "./card-metadata.js";
+import { readCardRef, type SlackCardRef, writeCardRef } from "./card-ref.js";
 import { EventAckGate, heldEventId } from "./event-ack-gate.js";
 import { splitMrkdwn } from "./markdown-to-mrkdwn.js";
 import { mentionedUserIds, modelMessages } from "./model-message.js";
@@ -45,6 +46,10 @@ export interface SlackAdapterOptions {
   /** More GET routes on the HTTP listener in HTTP mode: /healthz and /readyz. (Socket Mode opens no listener.) */
   routes?: HttpRoute[];
 }
+
+/** A card being looked for is in its own session's thread; a thread longer than this is read no further. */
+const CARD_SEARCH_PAGES = 5;
+const CARD_SEARCH_PAGE_SIZE = 200;
 /** Events, interactivity and slash commands all arrive here, as Slack's app manifest says. */
 const EVENTS_PATH = "/slack/events";
 
@@ -162,16 +167,46 @@ export class SlackAdapter implements ServingAdapter {
     return this.started && (this.socket === undefined || this.socketUp);
   }
 
-  async postCard(card: CardView): Promise<string> {
+  async postCard(card: CardView, options: PostCardOptions = {}): Promise<string> {
     const message = renderCard(card);
+    const found = options.mayExist ? await this.findCard(card) : undefined;
+    if (found) {
+      // Adopted: drawn again, since the card an earlier process posted shows an earlier deadline.
+      await this.client.chat.update({ channel: found.channel, ts: found.ts, text: message.text, blocks: message.blocks });
+      this.options.logger.info({ askId: card.askId }, "slack-card adopted");
+      return writeCardRef(found);
+    }
     const response = await this.client.chat.postMessage({
       channel: card.conversation.channel,
       thread_ts: card.conversation.thread,
       text: message.text,
       blocks: message.blocks,
+      metadata: cardMetadata(card.askId),
     });
     if (!response.ts) throw new Error("chat.postMessage returned no ts");
     return writeCardRef({ channel: response.channel ?? card.conversation.channel, ts: response.ts });
+  }
+
+  /** The card an earlier attempt posted in the ask's thread, found by its metadata (every card is a thread reply). */
+  private async findCard(card: CardView): Promise<SlackCardRef | undefined> {
+    const botId = this.identity?.botId;
+    if (!botId) return undefined;
+    const { channel, thread } = card.conversation;
+    let cursor: string | undefined;
+    for (let page = 0; page < CARD_SEARCH_PAGES; page++) {
+      const response = await this.client.conversations
+        .replies({ channel, ts: thread, include_all_metadata: true, limit: CARD_SEARCH_PAGE_SIZE, ...(cursor ? { cursor } : {}) })
+        .catch((error: unknown) => {
+          // No thread (its first message was deleted) holds no card; any other failure is retried by the sweeper.
+          if (errorCode(error) === "thread_not_found") return { messages: [], response_metadata: { next_cursor: "" } };
+          throw error;
+        });
+      const ts = findCardTs(response.messages ?? [], card.askId, botId);
+      if (ts) return { channel, ts };
+      cursor = response.response_metadata?.next_cursor;
+      if (!cursor) return undefined;
+    }
+    return undefined;
   }
 
   async settleCard(card: CardView, settlement: Settlement): Promise<void> {

@@ -229,8 +229,12 @@ export class PostgresSessionStore implements Storage {
     return (await this.query<{ status: Ask["status"] }>(SQL.setCardRef, [askId, cardRef, deadline])).rows[0]?.status;
   }
 
-  async listEndedAsksSince(since: number, limit: number): Promise<Ask[]> {
-    return (await this.query<AskRow>(SQL.endedSince, [since, limit])).rows.map(toAsk);
+  async recordCardSettled(askId: string, now: number): Promise<void> {
+    await this.query(SQL.recordCardSettled, [askId, now]);
+  }
+
+  async listUnsettledAsks(since: number, limit: number): Promise<Ask[]> {
+    return (await this.query<AskRow>(SQL.unsettled, [since, limit])).rows.map(toAsk);
   }
 
   async listUnpostedAsks(): Promise<Ask[]> {

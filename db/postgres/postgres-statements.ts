@@ -94,9 +94,11 @@ export const SQL = {
   ),
   stopRequested: statement("stop-requested", "SELECT stop_requested FROM sessions WHERE id = $1"),
   setCardRef: statement("set-card-ref", "UPDATE asks SET card_ref = $2, deadline = $3 WHERE id = $1 RETURNING status"),
-  endedSince: statement(
-    "ended-since",
-    "SELECT * FROM asks WHERE status <> 'pending' AND card_ref IS NOT NULL AND ended_at >= $1 ORDER BY ended_at, id LIMIT $2",
+  recordCardSettled: statement("record-card-settled", "UPDATE asks SET settled_at = $2 WHERE id = $1 AND status <> 'pending'"),
+  unsettled: statement(
+    "unsettled",
+    `SELECT * FROM asks WHERE status <> 'pending' AND card_ref IS NOT NULL AND settled_at IS NULL AND ended_at >= $1
+     ORDER BY ended_at, id LIMIT $2`,
   ),
   unposted: statement("unposted", "SELECT * FROM asks WHERE status = 'pending' AND card_ref IS NULL ORDER BY deadline, id"),
   expired: statement(

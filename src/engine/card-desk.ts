@@ -47,6 +47,18 @@ export class CardDesk {
 
   /** Posts an ask's card and stores its reference; a failure leaves it for the sweeper to post again. */
   async post(askId: string, known?: { ask: Ask; session: Session }): Promise<void> {
+    await this.postOnce(askId, known, false);
+  }
+
+  /**
+   * Posts the card of an ask whose reference was never stored (recovery, the sweeper): the card may already be
+   * in the thread, so the adapter adopts it instead of posting it twice.
+   */
+  async repost(askId: string): Promise<void> {
+    await this.postOnce(askId, undefined, true);
+  }
+
+  private async postOnce(askId: string, known: { ask: Ask; session: Session } | undefined, mayExist: boolean): Promise<void> {
     // One post at a time per ask in this process; the sweeper and the turn may both try.
     if (this.posting.has(askId)) return;
     this.posting.add(askId);
@@ -56,7 +68,8 @@ export class CardDesk {
       const { ask, session } = found;
       // A card posted late (after a crash or a platform error) still gets its whole time, as the card says.
       const deadline = Math.max(ask.deadline, this.clock() + ask.spec.timeoutSeconds * 1000);
-      const cardRef = await this.adapterFor(session).postCard({ ...this.view(ask, session), deadline });
+      const card = { ...this.view(ask, session), deadline };
+      const cardRef = await this.adapterFor(session).postCard(card, mayExist ? { mayExist } : {});
       const status = await this.store.setCardRef(askId, cardRef, deadline);
       // Answered (say, by a thread reply) while the card was on its way: settle it now, nobody else will.
       if (status !== undefined && status !== "pending") {
@@ -75,6 +88,8 @@ export class CardDesk {
     if (ask.cardRef === null) return;
     try {
       await this.adapterFor(session).settleCard(this.view(ask, session), settlement);
+      // Recorded only once the platform took the update: a crash or failure before it leaves the ask for start-up.
+      await this.store.recordCardSettled(ask.id, this.clock());
     } catch (error) {
       this.logger.warn({ err: error, askId: ask.id }, "card-settle failed");
     }

@@ -17,8 +17,12 @@ export const SWEEP_INTERVAL_MS = 5000;
 export const EVENT_RETENTION_MS = 24 * 60 * 60 * 1000;
 const EVENT_PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 const EXPIRED_PER_SWEEP = 100;
-/** How far back start-up re-settles ended asks' cards: covers a crash between a claim and its card update. */
-export const RESETTLE_WINDOW_MS = 60 * 60 * 1000;
+/**
+ * How far back start-up looks for ended asks whose settle was never recorded (a crash between a claim and its
+ * card update). Only those are re-settled; the bound stops a card that can never be updated (deleted) from being
+ * tried on every start forever.
+ */
+export const RESETTLE_WINDOW_MS = 24 * 60 * 60 * 1000;
 const RESETTLE_LIMIT = 1000;
 
 export interface MaintenanceDependencies {
@@ -57,7 +61,7 @@ export class Maintenance {
       if (outcome.kind === "accepted") ended++;
     }
     for (const ask of await store.listUnpostedAsks()) {
-      if (ask.createdAt < now - UNPOSTED_GRACE_MS) track(() => this.deps.cards.post(ask.id));
+      if (ask.createdAt < now - UNPOSTED_GRACE_MS) track(() => this.deps.cards.repost(ask.id));
     }
     const { turns } = this.deps;
     for (const sessionId of turns.takeStalled()) track(() => turns.run(sessionId));
@@ -73,9 +77,10 @@ export class Maintenance {
     const running = await store.listSessionsByStatus("running");
     for (const session of running) await this.deps.elicitations.abandonOrphans(session);
     // Post first, then sweep: a question nobody saw must not time out (the sweep skips unposted asks too).
-    await Promise.all((await store.listUnpostedAsks()).map((ask) => this.deps.cards.post(ask.id)));
-    // A crash between a claim and its card update leaves live buttons: settle recent endings again (idempotent).
-    for (const ask of await store.listEndedAsksSince(this.deps.clock() - RESETTLE_WINDOW_MS, RESETTLE_LIMIT)) {
+    // Each may have been posted by the process that died before storing its reference: adopted, not posted twice.
+    await Promise.all((await store.listUnpostedAsks()).map((ask) => this.deps.cards.repost(ask.id)));
+    // A crash between a claim and its card update leaves live buttons: settle the endings whose settle is not recorded.
+    for (const ask of await store.listUnsettledAsks(this.deps.clock() - RESETTLE_WINDOW_MS, RESETTLE_LIMIT)) {
       const session = await store.getSession(ask.sessionId);
       if (session) track(() => this.deps.cards.settle(ask, session, this.deps.cards.settlementOf(ask, session)));
     }

@@ -40,11 +40,19 @@ export interface ProgressView {
   waiting?: boolean;
 }
 
+export interface PostCardOptions {
+  /**
+   * An earlier attempt may have posted this card without its reference being stored (the process died, or the
+   * platform's answer was lost): the adapter looks for it first and adopts it rather than post a second card.
+   */
+  mayExist?: boolean;
+}
+
 /** A chat platform: draws cards and messages. Inbound traffic is the adapter's own business. */
 export interface PlatformAdapter {
   readonly platform: string;
-  /** Posts a card and returns the reference later used to settle it. */
-  postCard(card: CardView): Promise<string>;
+  /** Posts a card (or adopts the one an earlier attempt posted) and returns the reference later used to settle it. */
+  postCard(card: CardView, options?: PostCardOptions): Promise<string>;
   /** Replaces the card's controls with one line: the outcome and who answered. */
   settleCard(card: CardView, settlement: Settlement): Promise<void>;
   /** Posts the model's text, written in Markdown (the adapter converts and splits it). */

@@ -204,6 +204,8 @@ export interface SessionStore {
    * Returns the ask's status after the write: not `pending` when it ended while its card was being posted.
    */
   setCardRef(askId: string, cardRef: string, deadline: number): Promise<AskStatus | undefined>;
+  /** Records that an ended ask's card now shows its ending, so start-up recovery leaves it alone. */
+  recordCardSettled(askId: string, now: number): Promise<void>;
   /**
    * Writes a pending ask that does not suspend the turn (a server's elicitation during a tool call): the session's
    * status, counters and history are untouched.
@@ -233,8 +235,11 @@ export interface MaintenanceStore {
   listUnpostedAsks(): Promise<Ask[]>;
   /** Pending asks past their deadline whose card was posted: nobody can miss a question they never saw. */
   listExpiredAsks(now: number, limit: number): Promise<Ask[]>;
-  /** Asks that ended since `since` and have a card: re-settled on start, since a crash may have come first. */
-  listEndedAsksSince(since: number, limit: number): Promise<Ask[]>;
+  /**
+   * Asks that ended since `since`, have a card, and whose settle was never recorded (a crash between the claim
+   * and the card update, or a platform failure): re-settled on start. Oldest ending first.
+   */
+  listUnsettledAsks(since: number, limit: number): Promise<Ask[]>;
   /** Every session in one status (recovery reads the `running` ones a crash left). */
   listSessionsByStatus(status: SessionStatus): Promise<Session[]>;
   /** Counts one recovery attempt of an interrupted turn and returns the new count. */

@@ -32,6 +32,8 @@ export class MemorySessionStore implements Storage {
   private readonly asks = new Map<string, Ask>();
   private readonly settings = new Map<string, string>();
   private readonly toolCalls = new Map<string, ToolCallRecord>();
+  /** Ask id → when its card was settled; kept beside the asks, as the databases keep a column. */
+  private readonly settledCards = new Map<string, number>();
   readonly auditTrail: AuditEntry[] = [];
 
   async claimEvent(eventId: string, now: number): Promise<boolean> {
@@ -205,9 +207,14 @@ export class MemorySessionStore implements Storage {
     return ask.status;
   }
 
-  async listEndedAsksSince(since: number, limit: number): Promise<Ask[]> {
+  async recordCardSettled(askId: string, now: number): Promise<void> {
+    const ask = this.asks.get(askId);
+    if (ask && ask.status !== "pending") this.settledCards.set(askId, now);
+  }
+
+  async listUnsettledAsks(since: number, limit: number): Promise<Ask[]> {
     return [...this.asks.values()]
-      .filter((ask) => ask.status !== "pending" && ask.cardRef !== null && (ask.endedAt ?? 0) >= since)
+      .filter((ask) => ask.status !== "pending" && ask.cardRef !== null && (ask.endedAt ?? 0) >= since && !this.settledCards.has(ask.id))
       .sort((a, b) => (a.endedAt ?? 0) - (b.endedAt ?? 0))
       .slice(0, limit)
       .map(copy);
@@ -317,6 +324,7 @@ export class MemorySessionStore implements Storage {
       for (const [id, ask] of this.asks) {
         if (ask.sessionId !== session.id) continue;
         this.asks.delete(id);
+        this.settledCards.delete(id);
         counts.asks++;
       }
       this.messages.delete(session.id);

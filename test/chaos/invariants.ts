@@ -25,7 +25,11 @@ export interface SessionRow {
   last_outcome: string | null;
   last_error: string | null;
   message_count: number;
+  turn_count: number;
 }
+
+/** The chaos model's final answer (see chaos-model.ts). */
+const FINAL_ANSWER_PREFIX = "All done for ";
 
 interface MessageRow {
   session_id: string;
@@ -173,6 +177,8 @@ export function checkInvariants(input: CheckInput): CheckReport {
     endedUndeliveredFailedSession: 0,
     duplicateCardPosts: 0,
     endedCardsLeftLive: 0,
+    duplicateFinalAnswers: 0,
+    lostFinalAnswers: 0,
     modelRequests: input.modelRequests.length,
   };
 
@@ -259,6 +265,23 @@ export function checkInvariants(input: CheckInput): CheckReport {
     else if (pending.length > 0) fail(`session ${session.id}: ${session.status} with ${pending.length} pending ask(s)`);
   }
 
+  // Final answers: at most one per turn in each thread, and one in every thread whose last turn completed.
+  const finalPostsByThread = new Map<string, number>();
+  for (const call of posts) {
+    if (!String(call.params.text ?? "").startsWith(FINAL_ANSWER_PREFIX)) continue;
+    const thread = String(call.params.thread_ts);
+    finalPostsByThread.set(thread, (finalPostsByThread.get(thread) ?? 0) + 1);
+  }
+  for (const session of sessions) {
+    const finals = finalPostsByThread.get(session.thread) ?? 0;
+    stats.duplicateFinalAnswers += Math.max(0, finals - session.turn_count);
+    if (session.last_outcome === "completed" && finals === 0) stats.lostFinalAnswers++;
+  }
+
+  if (stats.duplicateFinalAnswers > 0) findings.push(`${stats.duplicateFinalAnswers} final answer(s) posted more often than turns ran`);
+  if (stats.lostFinalAnswers > 0) {
+    findings.push(`${stats.lostFinalAnswers} completed turn(s) whose final answer never reached Slack (killed between commit and post)`);
+  }
   if (stats.endedCardsLeftLive > 0) {
     findings.push(`${stats.endedCardsLeftLive} ended ask(s) whose card still shows live controls (the bot died between claim and settle)`);
   }

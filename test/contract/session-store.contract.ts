@@ -135,8 +135,30 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
         expect(found?.ask).toMatchObject({ id: "A1", status: "answered" });
         expect(found?.session).toMatchObject({ id: session.id, ownerId: "U1", conversation: CONVERSATION, status: "running" });
         expect(await store.getAskWithSession("missing")).toBeUndefined();
-        expect((await store.listEndedAsksSince(10, 10)).map((ask) => ask.id)).toEqual(["A1"]);
-        expect(await store.listEndedAsksSince(11, 10)).toEqual([]);
+        expect((await store.listUnsettledAsks(10, 10)).map((ask) => ask.id)).toEqual(["A1"]);
+        expect(await store.listUnsettledAsks(11, 10)).toEqual([]);
+      }));
+
+    it("an ended ask whose settle is recorded is not settled again on start", () =>
+      withStore(async (store) => {
+        await suspended(store);
+        // Recording a pending ask's settle is refused: only an ending can be settled.
+        await store.recordCardSettled("A1", 5);
+        const audit = { actor: "U1", action: "ask-cancelled", target: "A1", outcome: "cancelled", at: 10 };
+        const ended = await store.resolveAsk("A1", {
+          status: "cancelled",
+          answer: null,
+          answeredBy: "U1",
+          resultMessage: null,
+          sessionStatus: null,
+          audit,
+          now: 10,
+        });
+        expect(ended?.status).toBe("cancelled");
+        expect((await store.listUnsettledAsks(0, 10)).map((ask) => ask.id)).toEqual(["A1"]);
+        await store.recordCardSettled("A1", 11);
+        expect(await store.listUnsettledAsks(0, 10)).toEqual([]);
+        await store.recordCardSettled("missing", 12);
       }));
 
     it("finds the most recently active waiting session of a channel, and only of that channel", () =>

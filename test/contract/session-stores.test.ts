@@ -1,9 +1,13 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { SqliteSessionStore } from "../../db/sqlite-session-store.js";
 import { MemorySessionStore } from "../../src/store/memory-session-store.js";
 import { tempDatabasePath } from "../support/harness.js";
 import { sessionStoreContract } from "./session-store.contract.js";
+
+const MIGRATIONS = join(import.meta.dirname, "../../db/migrations");
 
 sessionStoreContract("memory", async () => ({ store: new MemorySessionStore(), cleanup: async () => {} }));
 
@@ -68,6 +72,33 @@ describe("SqliteSessionStore specifics", () => {
     const reopened = new SqliteSessionStore(database.path);
     await expect(reopened.getSession("S")).rejects.toMatchObject({ code: "unknown-schema-version" });
     await reopened.close();
+    database.cleanup();
+  });
+
+  it("migrates a database made before settles were recorded: old endings count as settled, the last hour's do not", async () => {
+    const database = tempDatabasePath();
+    const raw = new Database(database.path);
+    for (const name of ["001_init.sql", "002_tool_calls.sql"]) raw.exec(readFileSync(join(MIGRATIONS, name), "utf8"));
+    raw.pragma("user_version = 2");
+    raw
+      .prepare(
+        `INSERT INTO sessions (id, v, conversation_key, platform, workspace, channel, thread, owner_id, status, created_at, updated_at)
+         VALUES ('S', 1, 't:w:c:1', 't', 'w', 'c', '1', 'U', 'idle', 1, 1)`,
+      )
+      .run();
+    const now = Date.now();
+    const insertAsk = raw.prepare(
+      `INSERT INTO asks (id, v, session_id, tool_use_id, spec, status, sibling_results, card_ref, deadline, created_at, ended_at)
+       VALUES (?, 1, 'S', ?, '{}', 'answered', '[]', 'card', 0, 0, ?)`,
+    );
+    insertAsk.run("old", "toolu_old", now - 2 * 60 * 60 * 1000);
+    insertAsk.run("recent", "toolu_recent", now - 60 * 1000);
+    raw.close();
+    const store = new SqliteSessionStore(database.path);
+    expect(store.db.pragma("user_version", { simple: true })).toBe(3);
+    const unsettled = store.db.prepare("SELECT id FROM asks WHERE settled_at IS NULL ORDER BY id").all();
+    expect(unsettled).toEqual([{ id: "recent" }]);
+    await store.close();
     database.cleanup();
   });
 });

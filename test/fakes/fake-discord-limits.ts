@@ -16,6 +16,7 @@ export function messageErrors(body: Json): Record<string, string> {
   const errors: Record<string, string> = {};
   const content = body.content;
   if (typeof content === "string" && content.length > 2000) errors.content = "BASE_TYPE_MAX_LENGTH: Must be 2000 or fewer in length.";
+  if (typeof body.nonce === "string" && body.nonce.length > 25) errors.nonce = "BASE_TYPE_MAX_LENGTH: Must be 25 or fewer in length.";
   const components = body.components;
   if (components === undefined) return errors;
   if (!Array.isArray(components)) return { components: "must be an array" };

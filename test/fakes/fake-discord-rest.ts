@@ -69,6 +69,12 @@ export class FakeDiscordRest {
   readonly ephemerals: EphemeralMessage[] = [];
   readonly registeredCommands: Json[] = [];
   readonly gateway: FakeDiscordGateway;
+  /**
+   * How long a nonce sent with `enforce_nonce` returns the message it first created instead of a new one; Discord
+   * says "a few minutes". Tests set it to 0 to act as if the window had passed.
+   */
+  nonceWindowMs = 5 * 60 * 1000;
+  private readonly nonces = new Map<string, { messageId: string; at: number }>();
   protected readonly messages = new Map<string, Json>();
   protected readonly channels = new Map<string, Channel>();
   protected readonly interactions = new Map<string, Interaction>();
@@ -181,11 +187,17 @@ export class FakeDiscordRest {
       reply(400, { message: "Invalid Form Body", code: 50035, errors });
       return;
     }
-    const result = this.serve(route.name, route.params, body, files);
+    const result = this.serve(route.name, route.params, body, files, url.searchParams);
     reply(result.status, result.json);
   }
 
-  private serve(name: string, params: string[], body: Json | undefined, files: UploadedFile[]): { status: number; json?: unknown } {
+  private serve(
+    name: string,
+    params: string[],
+    body: Json | undefined,
+    files: UploadedFile[],
+    query: URLSearchParams,
+  ): { status: number; json?: unknown } {
     const [first = "", second = ""] = params;
     switch (name) {
       case "gateway":
@@ -199,6 +211,8 @@ export class FakeDiscordRest {
         };
       case "post-message":
         return { status: 200, json: this.postMessage(first, body ?? {}) };
+      case "list-messages":
+        return { status: 200, json: this.listMessages(first, query) };
       case "edit-message": {
         const message = this.messages.get(second);
         if (!message) return { status: 404, json: { message: "Unknown Message", code: 10008 } };
@@ -228,8 +242,25 @@ export class FakeDiscordRest {
     }
   }
 
+  /** A channel's messages newest first, as `GET /channels/:id/messages` pages them (`limit` ≤ 100, `before`). */
+  private listMessages(channelId: string, query: URLSearchParams): Json[] {
+    this.channel(channelId);
+    const limit = Math.min(Math.max(Number(query.get("limit") ?? 50) || 50, 1), 100);
+    const before = query.get("before");
+    let inChannel = [...this.messages.values()].filter((message) => message.channel_id === channelId).reverse();
+    if (before) inChannel = inChannel.filter((message) => BigInt(String(message.id)) < BigInt(before));
+    return inChannel.slice(0, limit);
+  }
+
   private postMessage(channelId: string, body: Json): Json {
     const channel = this.channel(channelId);
+    // enforce_nonce: the same author and nonce within the window get the first message back, and nothing is created.
+    const nonceKey = typeof body.nonce === "string" || typeof body.nonce === "number" ? `${this.bot.id}:${String(body.nonce)}` : undefined;
+    if (nonceKey && body.enforce_nonce === true) {
+      const earlier = this.nonces.get(nonceKey);
+      const existing = earlier ? this.messages.get(earlier.messageId) : undefined;
+      if (earlier && existing && Date.now() - earlier.at < this.nonceWindowMs) return existing;
+    }
     const message = messageObject({
       id: snowflake(),
       channelId,
@@ -238,7 +269,9 @@ export class FakeDiscordRest {
       ...pickMessageFields(body),
       content: String(body.content ?? ""),
     } as Parameters<typeof messageObject>[0]);
+    if (body.nonce !== undefined) message.nonce = body.nonce;
     this.messages.set(String(message.id), message);
+    if (nonceKey) this.nonces.set(nonceKey, { messageId: String(message.id), at: Date.now() });
     this.gateway.dispatch("MESSAGE_CREATE", { ...message, channel_type: CHANNEL_TYPES[channel.kind] });
     return message;
   }
@@ -307,6 +340,7 @@ function routeOf(method: string, path: string): { name: string; params: string[]
   const table: Array<[string, RegExp, string, Validate]> = [
     ["GET", /^\/gateway(\/bot)?$/, "gateway", undefined],
     ["POST", /^\/channels\/(\d+)\/messages$/, "post-message", messageErrors],
+    ["GET", /^\/channels\/(\d+)\/messages$/, "list-messages", undefined],
     ["PATCH", /^\/channels\/(\d+)\/messages\/(\d+)$/, "edit-message", messageErrors],
     ["POST", /^\/channels\/(\d+)\/messages\/(\d+)\/threads$/, "start-thread", undefined],
     ["POST", /^\/channels\/(\d+)\/typing$/, "typing", undefined],

@@ -101,6 +101,11 @@ export class FakeDiscord extends FakeDiscordRest {
     return this.messagesIn(channelId).filter((message) => (message.author as Json).id === this.bot.id);
   }
 
+  /** Drops a message as if it had never been created (a post the bot died before sending). */
+  forget(id: string): void {
+    this.messages.delete(id);
+  }
+
   message(id: string): Json | undefined {
     return this.messages.get(id);
   }

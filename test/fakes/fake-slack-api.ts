@@ -19,6 +19,17 @@ export interface RecordedSlackCall {
   result: Record<string, unknown>;
 }
 
+/** A message the fake holds, as `conversations.replies` returns it. */
+export interface FakeSlackMessage {
+  channel: string;
+  ts: string;
+  threadTs?: string;
+  text: string;
+  blocks?: unknown;
+  /** `{ event_type, event_payload }`, kept as posted; returned only with `include_all_metadata`, as Slack does. */
+  metadata?: Record<string, unknown>;
+}
+
 export interface FakeSlackUser {
   id: string;
   name: string;
@@ -41,6 +52,8 @@ export class FakeSlackApi {
   socketUrl = "";
   private readonly rateLimits = new Map<string, number>();
   private readonly usedTriggers = new Set<string>();
+  /** Every message posted through the API, oldest first (the users' own messages are not known to the fake). */
+  readonly messages: FakeSlackMessage[] = [];
   private tsCounter = 0;
   private server: Server | undefined;
   url = "";
@@ -133,9 +146,28 @@ export class FakeSlackApi {
       case "chat.update": {
         const refused = checkMessage(params);
         if (refused) return { ok: false, error: refused.error, response_metadata: { messages: [refused.reason] } };
-        const ts = method === "chat.update" ? String(params.ts) : this.nextTs();
+        if (method === "chat.update") {
+          const stored = this.messages.find((message) => message.channel === params.channel && message.ts === params.ts);
+          if (!stored) return { ok: false, error: "message_not_found" };
+          stored.text = String(params.text ?? "");
+          if (params.blocks !== undefined) stored.blocks = params.blocks;
+          // chat.update keeps the message's metadata unless it passes new metadata.
+          if (isRecord(params.metadata)) stored.metadata = params.metadata;
+          return { ok: true, channel: params.channel, ts: stored.ts, message: { text: params.text, ts: stored.ts } };
+        }
+        const ts = this.nextTs();
+        this.messages.push({
+          channel: String(params.channel),
+          ts,
+          ...(typeof params.thread_ts === "string" ? { threadTs: params.thread_ts } : {}),
+          text: String(params.text ?? ""),
+          ...(params.blocks !== undefined ? { blocks: params.blocks } : {}),
+          ...(isRecord(params.metadata) ? { metadata: params.metadata } : {}),
+        });
         return { ok: true, channel: params.channel, ts, message: { text: params.text, ts } };
       }
+      case "conversations.replies":
+        return this.replies(params);
       case "chat.postEphemeral":
         return typeof params.user === "string" && typeof params.text === "string"
           ? { ok: true, message_ts: this.nextTs() }
@@ -157,6 +189,38 @@ export class FakeSlackApi {
       default:
         return { ok: false, error: "unknown_method" };
     }
+  }
+
+  /**
+   * A thread's messages oldest first, paged with `limit` and `cursor`. Slack also returns the parent (a user's
+   * message the fake never saw), so here a thread is only the bot's own messages in it.
+   */
+  private replies(params: Record<string, unknown>): Record<string, unknown> {
+    const thread = String(params.ts ?? "");
+    const inThread = this.messages.filter(
+      (message) => message.channel === params.channel && (message.ts === thread || message.threadTs === thread),
+    );
+    if (inThread.length === 0) return { ok: false, error: "thread_not_found" };
+    const limit = Math.min(Math.max(Number(params.limit ?? 1000) || 1000, 1), 1000);
+    const start = Number(params.cursor ?? 0) || 0;
+    const page = inThread.slice(start, start + limit);
+    const withMetadata = params.include_all_metadata === true || params.include_all_metadata === "true";
+    const more = start + limit < inThread.length;
+    return {
+      ok: true,
+      messages: page.map((message) => ({
+        type: "message",
+        user: FAKE_BOT_USER_ID,
+        bot_id: FAKE_BOT_ID,
+        text: message.text,
+        ts: message.ts,
+        thread_ts: message.threadTs ?? message.ts,
+        ...(message.blocks !== undefined ? { blocks: message.blocks } : {}),
+        ...(withMetadata && message.metadata ? { metadata: message.metadata } : {}),
+      })),
+      has_more: more,
+      response_metadata: { next_cursor: more ? String(start + limit) : "" },
+    };
   }
 
   private userInfo(id: string): Record<string, unknown> {
@@ -184,8 +248,12 @@ export class FakeSlackApi {
 function decode(contentType: string, raw: string): Record<string, unknown> {
   if (contentType.includes("application/json")) return JSON.parse(raw || "{}") as Record<string, unknown>;
   const params: Record<string, unknown> = Object.fromEntries(new URLSearchParams(raw));
-  for (const key of ["blocks", "view"]) {
+  for (const key of ["blocks", "view", "metadata"]) {
     if (typeof params[key] === "string") params[key] = JSON.parse(params[key] as string);
   }
   return params;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,0 +1,31 @@
+import { z } from "zod";
+
+/** The message metadata `event_type` every card carries, so a card posted by a process that died can be found. */
+export const CARD_EVENT_TYPE = "parley_ask";
+
+/** The metadata posted with a card: it names the ask, which the card's blocks only carry inside action ids. */
+export function cardMetadata(askId: string): { event_type: string; event_payload: { ask_id: string } } {
+  return { event_type: CARD_EVENT_TYPE, event_payload: { ask_id: askId } };
+}
+
+const threadMessageSchema = z.object({
+  ts: z.string().min(1),
+  bot_id: z.string().optional(),
+  metadata: z.object({ event_type: z.string(), event_payload: z.record(z.string(), z.unknown()).optional() }).optional(),
+});
+
+/**
+ * The ts of the card for `askId` among a thread's messages (as `conversations.replies` returns them with
+ * `include_all_metadata`), posted by this bot; anything else, or anything unreadable, is not it.
+ */
+export function findCardTs(messages: readonly unknown[], askId: string, botId: string): string | undefined {
+  for (const message of messages) {
+    const parsed = threadMessageSchema.safeParse(message);
+    if (!parsed.success) continue;
+    const { ts, bot_id: author, metadata } = parsed.data;
+    // Only our own message can be adopted: only it can be updated when the ask settles.
+    if (author !== botId || metadata?.event_type !== CARD_EVENT_TYPE) continue;
+    if (metadata.event_payload?.ask_id === askId) return ts;
+  }
+  return undefined;
+}

@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { cardNonce, findCardMessageId } from "../../adapters/discord/card-lookup.js";
+
+const BOT = "100";
+const row = (...ids: string[]) => ({ type: 1, components: ids.map((custom_id) => ({ type: 2, custom_id })) });
+
+describe("Discord card lookup", () => {
+  it("derives a nonce of at most 25 characters, stable per ask and different between asks", () => {
+    const id = "6f1c2c1e-8c1a-4a57-9a51-2b1b1f0e9c11";
+    expect(cardNonce(id)).toHaveLength(25);
+    expect(cardNonce(id)).toBe(cardNonce(id));
+    expect(cardNonce(id)).not.toBe(cardNonce(`${id}x`));
+  });
+
+  it("finds this bot's message carrying the ask's components, and nothing else", () => {
+    const messages = [
+      { id: "3", author: { id: BOT }, components: [row("stop:S1")] },
+      { id: "2", author: { id: "999" }, components: [row("ask:A1:opt:0")] },
+      { id: "1", author: { id: BOT }, components: [row("ask:A1:opt:0", "ask:A1:cancel")] },
+    ];
+    expect(findCardMessageId(messages, "A1", BOT)).toBe("1");
+    expect(findCardMessageId(messages, "A", BOT)).toBeUndefined();
+    expect(findCardMessageId([null, "x", { id: 4 }], "A1", BOT)).toBeUndefined();
+  });
+});
