@@ -8,6 +8,7 @@ import type {
   NewAsk,
   NewSession,
   NewToolCall,
+  PendingReply,
   PurgeCounts,
   Session,
   SessionFilter,
@@ -183,6 +184,13 @@ export class SqliteSessionStore implements Storage {
       endTurn: db.prepare(
         "UPDATE sessions SET status = @status, last_outcome = @outcome, last_error = @error, recovery_attempts = 0 WHERE id = @id",
       ),
+      insertReply: db.prepare<[string, string, string, number]>(
+        "INSERT OR IGNORE INTO pending_replies (key, session_id, text, created_at) VALUES (?, ?, ?, ?)",
+      ),
+      deleteReply: db.prepare<[string]>("DELETE FROM pending_replies WHERE key = ?"),
+      pendingReplies: db.prepare<[number], { key: string; session_id: string; text: string }>(
+        "SELECT key, session_id, text FROM pending_replies ORDER BY created_at, key LIMIT ?",
+      ),
       insertAsk: db.prepare(
         `INSERT INTO asks (id, v, session_id, tool_use_id, spec, status, sibling_results, deadline, created_at)
          VALUES (@id, ${RECORD_VERSION}, @sessionId, @toolUseId, @spec, 'pending', @siblings, @deadline, @now)`,
@@ -258,6 +266,14 @@ export class SqliteSessionStore implements Storage {
     return row ? toSession(row) : undefined;
   }
 
+  async replyPosted(key: string): Promise<void> {
+    this.statements.deleteReply.run(key);
+  }
+
+  async listPendingReplies(limit: number): Promise<PendingReply[]> {
+    return this.statements.pendingReplies.all(limit).map((row) => ({ key: row.key, sessionId: row.session_id, text: row.text }));
+  }
+
   async waitingSessionIn(place: Omit<ConversationRef, "thread">): Promise<Session | undefined> {
     const row = this.statements.waitingSessionIn.get(place.platform, place.workspace, place.channel);
     return row ? toSession(row) : undefined;
@@ -327,6 +343,7 @@ export class SqliteSessionStore implements Storage {
         const queued = this.statements.queued.all(sessionId);
         const status = step.end.outcome === "failed" ? "failed" : "idle";
         this.statements.endTurn.run({ id: sessionId, status, outcome: step.end.outcome, error: step.end.error ?? null });
+        if (step.end.reply) this.statements.insertReply.run(step.end.reply.key, sessionId, step.end.reply.text, step.now);
         if (queued.length === 0) return { nextTurn: false };
         // Messages queued during the turn start the next one in this same transaction: none is dropped.
         for (const item of queued) {

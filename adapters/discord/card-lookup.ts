@@ -12,6 +12,11 @@ export function cardNonce(askId: string): string {
   return createHash("sha256").update(`parley-card:${askId}`).digest("base64url").slice(0, NONCE_CHARS);
 }
 
+/** The nonce of one piece of a turn's final answer: a re-post within Discord's window returns the first message. */
+export function replyNonce(replyKey: string, piece: number): string {
+  return createHash("sha256").update(`parley-reply:${replyKey}:${piece}`).digest("base64url").slice(0, NONCE_CHARS);
+}
+
 type Json = Record<string, unknown>;
 
 /**

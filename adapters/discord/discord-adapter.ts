@@ -16,11 +16,11 @@ import {
 } from "discord.js";
 import type { AdminHandler, Conversation, ServingAdapter } from "../../src/ports/conversation.js";
 import type { Logger } from "../../src/ports/logger.js";
-import type { CardView, PostCardOptions, ProgressView, Settlement } from "../../src/ports/platform-adapter.js";
+import type { CardView, PostCardOptions, ProgressView, ReplyOptions, Settlement } from "../../src/ports/platform-adapter.js";
 import type { RichText } from "../../src/ports/rich-text.js";
 import type { ConversationRef } from "../../src/ports/session-store.js";
 import { AnswerDrafts } from "./answer-drafts.js";
-import { cardNonce, findCardMessageId } from "./card-lookup.js";
+import { cardNonce, findCardMessageId, replyNonce } from "./card-lookup.js";
 import { type DiscordCardRef, readCardRef, writeCardRef } from "./card-ref.js";
 import { componentId } from "./custom-id.js";
 import { toDiscordMarkdown } from "./discord-dialect.js";
@@ -165,8 +165,13 @@ export class DiscordAdapter implements ServingAdapter {
     });
   }
 
-  async postMessage(conversation: ConversationRef, markdown: string): Promise<void> {
-    for (const content of splitMessage(markdown)) await this.send(conversation.thread, { content, allowed_mentions: NO_MENTIONS });
+  async postMessage(conversation: ConversationRef, markdown: string, options: ReplyOptions = {}): Promise<void> {
+    const { replyKey } = options;
+    for (const [piece, content] of splitMessage(markdown).entries()) {
+      // A turn's answer re-posted after a crash, within Discord's nonce window, returns the message that went out.
+      const once = replyKey ? { nonce: replyNonce(replyKey, piece), enforce_nonce: true } : {};
+      await this.send(conversation.thread, { content, allowed_mentions: NO_MENTIONS, ...once });
+    }
   }
 
   /**

@@ -4,12 +4,12 @@ import { App, HTTPReceiver, SocketModeReceiver, webApi } from "@slack/bolt";
 import type { AdminHandler, Conversation, ServingAdapter } from "../../src/ports/conversation.js";
 import type { HttpRoute } from "../../src/ports/http-route.js";
 import type { Logger } from "../../src/ports/logger.js";
-import type { CardView, PostCardOptions, ProgressView, Settlement } from "../../src/ports/platform-adapter.js";
+import type { CardView, PostCardOptions, ProgressView, ReplyOptions, Settlement } from "../../src/ports/platform-adapter.js";
 import type { RichText } from "../../src/ports/rich-text.js";
 import type { ConversationRef } from "../../src/ports/session-store.js";
 import { ActorDirectory, errorCode } from "./actor-directory.js";
 import { createBoltLogger } from "./bolt-logger.js";
-import { cardMetadata, findCardTs } from "./card-metadata.js";
+import { cardMetadata, findCardTs, findReplyTs, replyMetadata } from "./card-metadata.js";
 import { readCardRef, type SlackCardRef, writeCardRef } from "./card-ref.js";
 import { EventAckGate, heldEventId } from "./event-ack-gate.js";
 import { splitMrkdwn } from "./markdown-to-mrkdwn.js";
@@ -191,7 +191,16 @@ export class SlackAdapter implements ServingAdapter {
   private async findCard(card: CardView): Promise<SlackCardRef | undefined> {
     const botId = this.identity?.botId;
     if (!botId) return undefined;
-    const { channel, thread } = card.conversation;
+    const ts = await this.searchThread(card.conversation, (messages) => findCardTs(messages, card.askId, botId));
+    return ts ? { channel: card.conversation.channel, ts } : undefined;
+  }
+
+  /** Reads the thread's messages with their metadata, page by page, until `pick` finds one. */
+  private async searchThread(
+    conversation: ConversationRef,
+    pick: (messages: readonly unknown[]) => string | undefined,
+  ): Promise<string | undefined> {
+    const { channel, thread } = conversation;
     let cursor: string | undefined;
     for (let page = 0; page < CARD_SEARCH_PAGES; page++) {
       const response = await this.client.conversations
@@ -201,8 +210,8 @@ export class SlackAdapter implements ServingAdapter {
           if (errorCode(error) === "thread_not_found") return { messages: [], response_metadata: { next_cursor: "" } };
           throw error;
         });
-      const ts = findCardTs(response.messages ?? [], card.askId, botId);
-      if (ts) return { channel, ts };
+      const ts = pick(response.messages ?? []);
+      if (ts) return ts;
       cursor = response.response_metadata?.next_cursor;
       if (!cursor) return undefined;
     }
@@ -219,7 +228,17 @@ export class SlackAdapter implements ServingAdapter {
     await this.client.chat.update({ channel: reference.channel, ts: reference.ts, text: message.text, blocks: message.blocks });
   }
 
-  async postMessage(conversation: ConversationRef, markdown: string): Promise<void> {
+  async postMessage(conversation: ConversationRef, markdown: string, options: ReplyOptions = {}): Promise<void> {
+    const { replyKey } = options;
+    const botId = this.identity?.botId;
+    // A re-post after a crash: an answer that went out before it is not posted twice.
+    if (
+      replyKey &&
+      options.mayExist &&
+      botId &&
+      (await this.searchThread(conversation, (messages) => findReplyTs(messages, replyKey, botId)))
+    )
+      return;
     const names = new Map<string, string>();
     await Promise.all(
       mentionedUserIds(markdown).map(async (id) => {
@@ -234,6 +253,7 @@ export class SlackAdapter implements ServingAdapter {
         text: message.text,
         blocks: message.blocks as webApi.KnownBlock[],
         unfurl_links: false,
+        ...(replyKey ? { metadata: replyMetadata(replyKey) } : {}),
       });
     }
   }

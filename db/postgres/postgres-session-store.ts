@@ -8,6 +8,7 @@ import type {
   NewAsk,
   NewSession,
   NewToolCall,
+  PendingReply,
   PurgeCounts,
   Session,
   SessionFilter,
@@ -94,6 +95,15 @@ export class PostgresSessionStore implements Storage {
     return row ? toSession(row) : undefined;
   }
 
+  async replyPosted(key: string): Promise<void> {
+    await this.query(SQL.deleteReply, [key]);
+  }
+
+  async listPendingReplies(limit: number): Promise<PendingReply[]> {
+    const { rows } = await this.query<{ key: string; session_id: string; text: string }>(SQL.pendingReplies, [limit]);
+    return rows.map((row) => ({ key: row.key, sessionId: row.session_id, text: row.text }));
+  }
+
   async waitingSessionIn(place: Omit<ConversationRef, "thread">): Promise<Session | undefined> {
     const row = (await this.query<SessionRow>(SQL.waitingSessionIn, [place.platform, place.workspace, place.channel])).rows[0];
     return row ? toSession(row) : undefined;
@@ -162,6 +172,7 @@ export class PostgresSessionStore implements Storage {
       if (!step.end) return { nextTurn: false };
       const status = step.end.outcome === "failed" ? "failed" : "idle";
       await run(client, SQL.endTurn, [sessionId, status, step.end.outcome, step.end.error ?? null]);
+      if (step.end.reply) await run(client, SQL.insertReply, [step.end.reply.key, sessionId, step.end.reply.text, step.now]);
       // The session row is locked, so no message can be queued between this read and the turn ending.
       const queued = (await run<{ id: number; v: number; content: string }>(client, SQL.dequeue, [sessionId])).rows;
       if (queued.length === 0) return { nextTurn: false };

@@ -57,6 +57,12 @@ export const SQL = {
        updated_at = $7, status = 'waiting', turn_asks = turn_asks + 1, last_outcome = 'suspended', recovery_attempts = 0
      WHERE id = $1 RETURNING message_count`,
   ),
+  insertReply: statement(
+    "insert-reply",
+    "INSERT INTO pending_replies (key, session_id, text, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (key) DO NOTHING",
+  ),
+  deleteReply: statement("delete-reply", "DELETE FROM pending_replies WHERE key = $1"),
+  pendingReplies: statement("pending-replies", "SELECT key, session_id, text FROM pending_replies ORDER BY created_at, key LIMIT $1"),
   endTurn: statement(
     "end-turn",
     "UPDATE sessions SET status = $2, last_outcome = $3, last_error = $4, recovery_attempts = 0 WHERE id = $1",

@@ -3,12 +3,11 @@ import { describeAnswer } from "../ask/describe.js";
 import { type AskResult, resultText } from "../ask/result.js";
 import type { Actor, AnswerOutcome } from "../ports/conversation.js";
 import type { ChatMessage } from "../ports/model-client.js";
-import type { PlatformAdapter, Settlement } from "../ports/platform-adapter.js";
+import { type PlatformAdapter, type Settlement, turnKeyOf } from "../ports/platform-adapter.js";
 import { mention, rich } from "../ports/rich-text.js";
 import type { Ask, AskStatus, Session, SessionStore } from "../ports/session-store.js";
 import type { CardDesk } from "./card-desk.js";
 import type { ElicitationDesk } from "./elicitation-desk.js";
-import { turnKeyOf } from "./progress.js";
 import type { TurnRunner } from "./turn-runner.js";
 
 export interface Resolution {

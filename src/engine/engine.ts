@@ -134,6 +134,7 @@ export class Engine implements Conversation {
       adapterFor,
       track,
       clock: this.clock,
+      logger: this.logger,
     });
   }
 

@@ -1,4 +1,5 @@
 import type { AskResult } from "../ask/result.js";
+import type { Logger } from "../logger.js";
 import { ZERO_USAGE } from "../ports/model-client.js";
 import type { PlatformAdapter } from "../ports/platform-adapter.js";
 import { rich } from "../ports/rich-text.js";
@@ -34,6 +35,7 @@ export interface MaintenanceDependencies {
   adapterFor: (session: Session) => PlatformAdapter;
   track: (task: () => Promise<void>) => void;
   clock: () => number;
+  logger: Logger;
 }
 
 /** The timeout sweeper and start-up recovery: what makes "nothing lost" hold after crashes and faults. */
@@ -72,10 +74,27 @@ export class Maintenance {
     return ended;
   }
 
+  /** Final answers a crash kept from the thread: posted now, unless the platform shows one went out after all. */
+  private async postPendingReplies(): Promise<void> {
+    const { store } = this.deps;
+    for (const reply of await store.listPendingReplies(RESETTLE_LIMIT)) {
+      const session = await store.getSession(reply.sessionId);
+      try {
+        if (session)
+          await this.deps.adapterFor(session).postMessage(session.conversation, reply.text, { replyKey: reply.key, mayExist: true });
+        await store.replyPosted(reply.key);
+      } catch (error) {
+        // Kept in the outbox: the next start tries again.
+        this.deps.logger.warn({ err: error, sessionId: reply.sessionId }, "pending-reply-post failed");
+      }
+    }
+  }
+
   async recover(): Promise<void> {
     const { store, track } = this.deps;
     const running = await store.listSessionsByStatus("running");
     for (const session of running) await this.deps.elicitations.abandonOrphans(session);
+    await this.postPendingReplies();
     // Post first, then sweep: a question nobody saw must not time out (the sweep skips unposted asks too).
     // Each may have been posted by the process that died before storing its reference: adopted, not posted twice.
     await Promise.all((await store.listUnpostedAsks()).map((ask) => this.deps.cards.repost(ask.id)));

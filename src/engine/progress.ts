@@ -1,14 +1,8 @@
 import type { Logger } from "../logger.js";
 import type { PlatformAdapter, ProgressView } from "../ports/platform-adapter.js";
 import type { RichText } from "../ports/rich-text.js";
-import type { Session } from "../ports/session-store.js";
 
 export const PROGRESS_INTERVAL_MS = 1000;
-
-/** Names a turn's one status message: the same across the turn's suspends and resumes, new for each turn. */
-export function turnKeyOf(session: Pick<Session, "id" | "turnCount">): string {
-  return `${session.id}:${session.turnCount}`;
-}
 
 /** One status message per turn, edited at most once per interval; the last text always lands. */
 export class ProgressReporter {

@@ -4,13 +4,13 @@ import { type ModelRetryPolicy, TurnInterrupted } from "../loop/call-model.js";
 import { type LoopResult, runLoop } from "../loop/run-loop.js";
 import { ModelError, StoreError } from "../ports/errors.js";
 import type { ChatMessage, ModelClient } from "../ports/model-client.js";
-import type { PlatformAdapter } from "../ports/platform-adapter.js";
+import { type PlatformAdapter, turnKeyOf } from "../ports/platform-adapter.js";
 import { code, mention, rich, untrusted } from "../ports/rich-text.js";
 import type { Session, SessionStore } from "../ports/session-store.js";
 import type { ToolCatalog } from "../tools/tool-catalog.js";
 import type { CardDesk } from "./card-desk.js";
 import type { ElicitationDesk } from "./elicitation-desk.js";
-import { ProgressReporter, turnKeyOf } from "./progress.js";
+import { ProgressReporter } from "./progress.js";
 import type { EngineSettings, RuntimeSettings } from "./settings.js";
 
 /** The real value of a password answer, put back only into the in-memory history of the resumed turn. */
@@ -188,7 +188,10 @@ export class TurnRunner {
         return;
       case "completed":
         await progress.finish(rich`Done`);
-        if (result.text) await adapter.postMessage(session.conversation, result.text);
+        if (result.text) {
+          await adapter.postMessage(session.conversation, result.text, { replyKey: result.replyKey });
+          await this.deps.store.replyPosted(result.replyKey);
+        }
         return;
       case "max-iterations":
         await progress.finish(rich`Stopped`);

@@ -9,6 +9,7 @@ import {
   type ToolUseBlock,
   ZERO_USAGE,
 } from "../ports/model-client.js";
+import { turnKeyOf } from "../ports/platform-adapter.js";
 import type { Ask, NewAsk, Session, SessionStore } from "../ports/session-store.js";
 import type { ToolCatalog } from "../tools/tool-catalog.js";
 import { callModel, type ModelRetryPolicy, TurnInterrupted } from "./call-model.js";
@@ -40,7 +41,7 @@ export interface LoopDependencies {
 
 export type LoopResult =
   | { outcome: "suspended"; ask: Ask; interrupt: Interrupt }
-  | { outcome: "completed"; text: string; nextTurn: boolean }
+  | { outcome: "completed"; text: string; replyKey: string; nextTurn: boolean }
   | { outcome: "max-iterations" | "cancelled"; nextTurn: boolean }
   | { outcome: "failed"; error: string; nextTurn: boolean; cause?: unknown };
 
@@ -109,13 +110,16 @@ export async function runLoop(deps: LoopDependencies, startingSession: Session, 
     const toolUses = response.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
     if (toolUses.length === 0) {
       const text = finalText(assistant);
+      const replyKey = turnKeyOf(startingSession);
+      // The answer goes into the outbox with the turn's end: posted after, it survives a crash in between.
+      const reply = text ? { reply: { key: replyKey, sessionId, text } } : {};
       const result = await store.commitStep(sessionId, {
         messages: [assistant],
         usage: response.usage,
-        end: { outcome: "completed" },
+        end: { outcome: "completed", ...reply },
         now: deps.clock(),
       });
-      return { outcome: "completed", text, nextTurn: result.nextTurn };
+      return { outcome: "completed", text, replyKey, nextTurn: result.nextTurn };
     }
 
     if (await store.isStopRequested(sessionId)) {

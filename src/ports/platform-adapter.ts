@@ -48,6 +48,19 @@ export interface PostCardOptions {
   mayExist?: boolean;
 }
 
+/** How a turn's final answer is posted. */
+export interface ReplyOptions {
+  /** The turn's key: the adapter marks the message with it (Slack metadata, a Discord nonce). */
+  replyKey?: string;
+  /** A re-post after a crash: look for a copy that went out before posting again. */
+  mayExist?: boolean;
+}
+
+/** Names a turn's status message and final answer: the same across the turn's suspends and resumes, new each turn. */
+export function turnKeyOf(session: { id: string; turnCount: number }): string {
+  return `${session.id}:${session.turnCount}`;
+}
+
 /** A chat platform: draws cards and messages. Inbound traffic is the adapter's own business. */
 export interface PlatformAdapter {
   readonly platform: string;
@@ -56,7 +69,7 @@ export interface PlatformAdapter {
   /** Replaces the card's controls with one line: the outcome and who answered. */
   settleCard(card: CardView, settlement: Settlement): Promise<void>;
   /** Posts the model's text, written in Markdown (the adapter converts and splits it). */
-  postMessage(conversation: ConversationRef, markdown: string): Promise<void>;
+  postMessage(conversation: ConversationRef, markdown: string, options?: ReplyOptions): Promise<void>;
   /** Posts the core's own notice to the thread (stopped, failed, waiting), in the adapter's dialect. */
   postNotice(conversation: ConversationRef, text: RichText): Promise<void>;
   /** Tells one person something only they see, where the platform allows. */

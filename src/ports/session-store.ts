@@ -83,7 +83,12 @@ export interface Step {
   /** Suspend on this ask: the session becomes `waiting`. */
   ask?: NewAsk;
   /** End the turn. Queued messages, if any, start the next turn in the same transaction. */
-  end?: { outcome: Exclude<TurnOutcome, "suspended">; error?: string };
+  end?: {
+    outcome: Exclude<TurnOutcome, "suspended">;
+    error?: string;
+    /** The turn's answer for the thread, kept until it is posted: a crash between the two cannot lose it. */
+    reply?: PendingReply;
+  };
   now: number;
 }
 
@@ -130,6 +135,14 @@ export interface ToolCallRecord {
   result: ToolResultBlock | null;
   startedAt: number;
   finishedAt: number | null;
+}
+
+/** A turn's final answer waiting to be posted (an outbox row, written with the turn's end). */
+export interface PendingReply {
+  /** The turn's key: one reply per turn, and how a platform finds it if it was posted before a crash. */
+  key: string;
+  sessionId: string;
+  text: string;
 }
 
 export interface SessionFilter {
@@ -213,6 +226,8 @@ export interface SessionStore {
   openAsk(sessionId: string, ask: NewAsk, now: number): Promise<void>;
   /** The most recently active session of a channel (a DM) that waits on a question, if any. */
   waitingSessionIn(place: Omit<ConversationRef, "thread">): Promise<Session | undefined>;
+  /** The reply is in the thread: its outbox row goes. */
+  replyPosted(key: string): Promise<void>;
   /** The newest ask made for one tool call of a session (its approval), if any. */
   askForToolUse(sessionId: string, toolUseId: string): Promise<Ask | undefined>;
   /** The journal entry of one tool call of a session, if it was ever started. */
@@ -231,6 +246,8 @@ export interface SessionStore {
 export interface MaintenanceStore {
   /** Forgets event ids recorded before `before`; returns how many went. */
   pruneEvents(before: number): Promise<number>;
+  /** Final answers committed but not yet posted (a crash in between), oldest first. */
+  listPendingReplies(limit: number): Promise<PendingReply[]>;
   /** Pending asks whose card was never posted (a crash between commit and post). */
   listUnpostedAsks(): Promise<Ask[]>;
   /** Pending asks past their deadline whose card was posted: nobody can miss a question they never saw. */

@@ -8,6 +8,7 @@ import {
   type NewAsk,
   type NewSession,
   type NewToolCall,
+  type PendingReply,
   type PurgeCounts,
   type Session,
   type SessionFilter,
@@ -29,6 +30,8 @@ export class MemorySessionStore implements Storage {
   private readonly byKey = new Map<string, string>();
   private readonly messages = new Map<string, ChatMessage[]>();
   private readonly queued = new Map<string, ChatMessage[]>();
+  /** Final answers not yet posted, in the order their turns ended. */
+  private readonly replies = new Map<string, PendingReply>();
   private readonly asks = new Map<string, Ask>();
   private readonly settings = new Map<string, string>();
   private readonly toolCalls = new Map<string, ToolCallRecord>();
@@ -85,6 +88,14 @@ export class MemorySessionStore implements Storage {
   async getSession(id: string): Promise<Session | undefined> {
     const session = this.sessions.get(id);
     return session ? copy(session) : undefined;
+  }
+
+  async replyPosted(key: string): Promise<void> {
+    this.replies.delete(key);
+  }
+
+  async listPendingReplies(limit: number): Promise<PendingReply[]> {
+    return [...this.replies.values()].slice(0, limit).map(copy);
   }
 
   async waitingSessionIn(place: Omit<ConversationRef, "thread">): Promise<Session | undefined> {
@@ -150,6 +161,7 @@ export class MemorySessionStore implements Storage {
       return { nextTurn: false };
     }
     if (!step.end) return { nextTurn: false };
+    if (step.end.reply && !this.replies.has(step.end.reply.key)) this.replies.set(step.end.reply.key, { ...step.end.reply, sessionId });
     const queued = this.queueOf(sessionId).splice(0);
     const next = endTransition(step.end.outcome, queued.length);
     session.status = next.status;

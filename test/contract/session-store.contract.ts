@@ -274,6 +274,20 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
         expect(await store.loadMessages("S1")).toEqual(messages);
       }));
 
+    it("keeps a turn's final answer in the outbox from the turn's end until it is posted", () =>
+      withStore(async (store) => {
+        const session = await store.createSession({ id: "S1", conversation: CONVERSATION, ownerId: "U1", now: 1 });
+        await store.startTurnOrQueue(session.id, user("hi"), 2);
+        const answer: ChatMessage = { role: "assistant", content: [{ type: "text", text: "Done it." }] };
+        const reply = { key: "S1:1", sessionId: "S1", text: "Done it." };
+        await store.commitStep("S1", { messages: [answer], usage: USAGE, end: { outcome: "completed", reply }, now: 3 });
+        expect(await store.listPendingReplies(10)).toEqual([reply]);
+        expect((await store.getSession("S1"))?.status).toBe("idle");
+        await store.replyPosted("S1:1");
+        await store.replyPosted("S1:1");
+        expect(await store.listPendingReplies(10)).toEqual([]);
+      }));
+
     it("counts a model iteration only for a step with an assistant message", () =>
       withStore(async (store) => {
         const session = await store.createSession({ id: "S1", conversation: CONVERSATION, ownerId: "U1", now: 1 });

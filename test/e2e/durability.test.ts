@@ -36,6 +36,29 @@ describe("durability", () => {
     expect(harness.adapter.messages.at(-1)?.text).toBe("Right it is.");
   });
 
+  it("an answer stored but never posted (a crash between the two) is posted at the next start, once", async () => {
+    fake.script(reply("First answer."));
+    await harness.say("hello");
+    // A completed turn posts its answer and empties the outbox.
+    expect(harness.adapter.messages.at(-1)).toMatchObject({ text: "First answer.", options: { replyKey: expect.any(String) } });
+    expect(await harness.store.listPendingReplies(10)).toEqual([]);
+    // What a SIGKILL right after the end step leaves: the turn over, its answer still in the outbox.
+    const session = await harness.store.findSession(CONVERSATION);
+    await harness.store.startTurnOrQueue(session!.id, { role: "user", content: [{ type: "text", text: "again" }] }, now);
+    const answer = { role: "assistant" as const, content: [{ type: "text" as const, text: "Second answer." }] };
+    const pending = { key: `${session!.id}:2`, sessionId: session!.id, text: "Second answer." };
+    const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+    await harness.store.commitStep(session!.id, { messages: [answer], usage, end: { outcome: "completed", reply: pending }, now });
+    const posted = harness.adapter.messages.length;
+    await harness.restart();
+    expect(harness.adapter.messages.slice(posted)).toEqual([
+      { conversation: CONVERSATION, text: "Second answer.", options: { replyKey: pending.key, mayExist: true } },
+    ]);
+    expect(await harness.store.listPendingReplies(10)).toEqual([]);
+    await harness.restart();
+    expect(harness.adapter.messages).toHaveLength(posted + 1);
+  });
+
   it("two concurrent answers to one ask resume exactly once", async () => {
     fake.script(ask({ type: "confirm", question: "Go?" }), reply("Going."));
     await harness.say("go");

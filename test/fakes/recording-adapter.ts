@@ -1,5 +1,5 @@
 import type { AdminReply } from "../../src/ports/conversation.js";
-import type { CardView, PlatformAdapter, ProgressView, Settlement } from "../../src/ports/platform-adapter.js";
+import type { CardView, PlatformAdapter, ProgressView, ReplyOptions, Settlement } from "../../src/ports/platform-adapter.js";
 import { type RichText, type RichTextDialect, renderRichText } from "../../src/ports/rich-text.js";
 import type { ConversationRef } from "../../src/ports/session-store.js";
 
@@ -25,7 +25,7 @@ export class RecordingAdapter implements PlatformAdapter {
   readonly platform: string;
   readonly cards: CardView[] = [];
   readonly settled: Array<{ card: CardView; settlement: Settlement }> = [];
-  readonly messages: Array<{ conversation: ConversationRef; text: string }> = [];
+  readonly messages: Array<{ conversation: ConversationRef; text: string; options?: ReplyOptions }> = [];
   readonly notices: Array<{ userId: string; text: string }> = [];
   readonly progress: ProgressView[] = [];
   /** Set to make the next card posts fail, as a platform outage would. */
@@ -58,8 +58,8 @@ export class RecordingAdapter implements PlatformAdapter {
     this.settled.push({ card, settlement });
   }
 
-  async postMessage(conversation: ConversationRef, text: string): Promise<void> {
-    this.messages.push({ conversation, text });
+  async postMessage(conversation: ConversationRef, text: string, options?: ReplyOptions): Promise<void> {
+    this.messages.push({ conversation, text, ...(options ? { options } : {}) });
   }
 
   async postNotice(conversation: ConversationRef, text: RichText): Promise<void> {

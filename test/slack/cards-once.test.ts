@@ -117,3 +117,37 @@ describe("cards posted once (Slack)", () => {
     expect(harness.updatesOf(ts)).toHaveLength(2);
   });
 });
+
+describe("final answers posted once (Slack)", () => {
+  const answers = (text: string) => harness.slack.callsOf("chat.postMessage").filter((call) => call.ok && call.params.text === text);
+
+  it("an answer that went out before the crash is found by its metadata and not posted again; one that did not is posted", async () => {
+    harness.anthropic.script(reply("All done."));
+    const thread = nextTs();
+    await harness.sender.event(messageEvent("app_mention", { user: ALICE, text: `<@${FAKE_BOT_USER_ID}> go`, ts: thread }), {
+      teamId: "T_PARLEY",
+      eventId: `EvReply${++eventCounter}`,
+    });
+    await harness.settle("handleMessage", 1);
+    const [posted] = answers("All done.");
+    expect(posted?.params.metadata).toMatchObject({ event_type: "parley_reply", event_payload: { reply_key: expect.any(String) } });
+    const key = (posted!.params.metadata as { event_payload: { reply_key: string } }).event_payload.reply_key;
+    const session = await harness.store.findSession({ platform: "slack", workspace: "T_PARLEY", channel: CHANNEL, thread });
+
+    // The crash came after the post but before the outbox row went: the restart finds the answer in the thread.
+    harness.store.db
+      .prepare("INSERT INTO pending_replies (key, session_id, text, created_at) VALUES (?, ?, ?, ?)")
+      .run(key, session!.id, "All done.", 1);
+    await harness.restart();
+    expect(answers("All done.")).toHaveLength(1);
+    expect(await harness.store.listPendingReplies(10)).toEqual([]);
+
+    // The crash came before the post: the restart posts it, once.
+    harness.store.db
+      .prepare("INSERT INTO pending_replies (key, session_id, text, created_at) VALUES (?, ?, ?, ?)")
+      .run(`${session!.id}:9`, session!.id, "Never seen.", 2);
+    await harness.restart();
+    expect(answers("Never seen.")).toHaveLength(1);
+    expect(answers("Never seen.")[0]?.params.thread_ts).toBe(thread);
+  });
+});
