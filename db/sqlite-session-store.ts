@@ -148,6 +148,10 @@ export class SqliteSessionStore implements Storage {
       sessionById: db.prepare<[string], SessionRow>("SELECT * FROM sessions WHERE id = ?"),
       sessionByKey: db.prepare<[string], SessionRow>("SELECT * FROM sessions WHERE conversation_key = ?"),
       ping: db.prepare<[], { one: number }>("SELECT 1 AS one FROM sessions LIMIT 1"),
+      // Start-up only: a scan of sessions, once.
+      recentSessions: db.prepare<[string, number, number], SessionRow>(
+        "SELECT * FROM sessions WHERE platform = ? AND updated_at >= ? ORDER BY updated_at DESC, id LIMIT ?",
+      ),
       // Only for top-level DM messages; no index: a scan of sessions is well under a millisecond per thousand rows.
       waitingSessionIn: db.prepare<[string, string, string], SessionRow>(
         `SELECT * FROM sessions WHERE status = 'waiting' AND platform = ? AND workspace = ? AND channel = ?
@@ -427,6 +431,10 @@ export class SqliteSessionStore implements Storage {
 
   async listExpiredAsks(now: number, limit: number): Promise<Ask[]> {
     return this.statements.expired.all(now, limit).map(toAsk);
+  }
+
+  async listRecentConversations(platform: string, since: number, limit: number): Promise<ConversationRef[]> {
+    return this.statements.recentSessions.all(platform, since, limit).map((row) => toSession(row).conversation);
   }
 
   async listSessionsByStatus(status: SessionStatus): Promise<Session[]> {

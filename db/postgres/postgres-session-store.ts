@@ -256,6 +256,11 @@ export class PostgresSessionStore implements Storage {
     return (await this.query<AskRow>(SQL.expired, [now, limit])).rows.map(toAsk);
   }
 
+  async listRecentConversations(platform: string, since: number, limit: number): Promise<ConversationRef[]> {
+    const { rows } = await this.query<SessionRow>(SQL.recentSessions, [platform, since, limit]);
+    return rows.map((row) => toSession(row).conversation);
+  }
+
   async listSessionsByStatus(status: SessionStatus): Promise<Session[]> {
     return (await this.query<SessionRow>(SQL.sessionsByStatus, [status])).rows.map(toSession);
   }

@@ -19,6 +19,10 @@ export const SQL = {
   lockSession: statement("lock-session", "SELECT v, status, message_count FROM sessions WHERE id = $1 FOR UPDATE"),
   sessionByKey: statement("session-by-key", "SELECT * FROM sessions WHERE conversation_key = $1"),
   ping: statement("ping", "SELECT 1 AS one FROM sessions LIMIT 1"),
+  recentSessions: statement(
+    "recent-sessions",
+    "SELECT * FROM sessions WHERE platform = $1 AND updated_at >= $2 ORDER BY updated_at DESC, id LIMIT $3",
+  ),
   waitingSessionIn: statement(
     "waiting-session-in",
     `SELECT * FROM sessions WHERE status = 'waiting' AND platform = $1 AND workspace = $2 AND channel = $3

@@ -47,6 +47,11 @@ export interface EngineDependencies {
   onTurnEnd?: (sessionId: string, result: LoopResult) => void;
 }
 
+/** A start catches up on conversations active this recently (well within the day event ids are kept)… */
+const CATCH_UP_WINDOW_MS = 12 * 60 * 60 * 1000;
+/** …and on this many of them at most, the most recent first. */
+const CATCH_UP_LIMIT = 100;
+
 /**
  * A message to the bot that only says stop: `stop`, `Stop.`, `please stop!`, `/stop`, `cancel turn`. Case, punctuation
  * and "please" aside, nothing else may be in it: "stop the deploy" is a request, or an answer to a pending question.
@@ -263,6 +268,12 @@ export class Engine implements Conversation {
     if (!this.mayAnswer(found.session, actor))
       return { ok: false, outcome: { kind: "not-allowed", notice: this.whoMayAnswer(found.session, "answer") } };
     return { ok: true, card: this.cards.view(found.ask, found.session) };
+  }
+
+  async recentConversations(platform: string): Promise<{ since: number; conversations: ConversationRef[] }> {
+    // Well within the event ids' retention: a message older than that which came back would not be known as seen.
+    const since = this.clock() - CATCH_UP_WINDOW_MS;
+    return { since, conversations: await this.store.listRecentConversations(platform, since, CATCH_UP_LIMIT) };
   }
 
   async pendingCard(conversation: ConversationRef): Promise<CardView | undefined> {

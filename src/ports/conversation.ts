@@ -54,6 +54,11 @@ export interface Conversation {
   stop(sessionId: string, actor: Actor): Promise<StopOutcome>;
   /** Whether this person may open the ask's form, with the card to draw it from. */
   openAnswer(askId: string, actor: Actor): Promise<OpenAnswer>;
+  /**
+   * A platform's recently active conversations, and how far back to look in them: where a start looks for messages
+   * it missed while it was down. Messages older than `since` must not be fed again (their event ids may be gone).
+   */
+  recentConversations(platform: string): Promise<{ since: number; conversations: ConversationRef[] }>;
   /** The card a conversation is waiting on, if any (the terminal redraws it on start). */
   pendingCard(conversation: ConversationRef): Promise<CardView | undefined>;
   /** Resolves when every background turn, post and settle has finished. */

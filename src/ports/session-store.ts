@@ -259,6 +259,8 @@ export interface MaintenanceStore {
   listUnsettledAsks(since: number, limit: number): Promise<Ask[]>;
   /** Every session in one status (recovery reads the `running` ones a crash left). */
   listSessionsByStatus(status: SessionStatus): Promise<Session[]>;
+  /** A platform's conversations active since `since`, most recent first: what a start catches up on. */
+  listRecentConversations(platform: string, since: number, limit: number): Promise<ConversationRef[]>;
   /** Counts one recovery attempt of an interrupted turn and returns the new count. */
   countRecovery(sessionId: string): Promise<number>;
 }

@@ -244,6 +244,14 @@ export class MemorySessionStore implements Storage {
       .map(copy);
   }
 
+  async listRecentConversations(platform: string, since: number, limit: number): Promise<ConversationRef[]> {
+    return [...this.sessions.values()]
+      .filter((session) => session.conversation.platform === platform && session.updatedAt >= since)
+      .sort((a, b) => b.updatedAt - a.updatedAt)
+      .slice(0, limit)
+      .map((session) => copy(session.conversation));
+  }
+
   async listSessionsByStatus(status: SessionStatus): Promise<Session[]> {
     return [...this.sessions.values()].filter((session) => session.status === status).map(copy);
   }

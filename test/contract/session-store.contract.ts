@@ -184,6 +184,18 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
         expect(await store.waitingSessionIn(dm)).toBeUndefined();
       }));
 
+    it("lists a platform's recently active conversations, most recent first", () =>
+      withStore(async (store) => {
+        const at = (thread: string, platform = "slack") => ({ ...CONVERSATION, platform, thread });
+        await store.createSession({ id: "old", conversation: at("1"), ownerId: "U1", now: 10 });
+        await store.createSession({ id: "new", conversation: at("2"), ownerId: "U1", now: 30 });
+        await store.createSession({ id: "mid", conversation: at("3"), ownerId: "U1", now: 20 });
+        await store.createSession({ id: "other", conversation: at("4", "discord"), ownerId: "U1", now: 40 });
+        expect(await store.listRecentConversations("slack", 15, 10)).toEqual([at("2"), at("3")]);
+        expect(await store.listRecentConversations("slack", 0, 1)).toEqual([at("2")]);
+        expect(await store.listRecentConversations("discord", 0, 10)).toEqual([at("4", "discord")]);
+      }));
+
     it("lists expired pending asks by deadline", () =>
       withStore(async (store) => {
         await suspended(store);

@@ -84,6 +84,21 @@ describe("conversations on Discord", () => {
     expect(lastResult()).toEqual({ ok: true, value: "us-west", other: true });
   });
 
+  it("an answer typed in the thread while the bot was down is read at the next start, and only once", async () => {
+    await startWith();
+    harness.anthropic.script(ask(REGION), reply("Using ap-south."));
+    const thread = await harness.mention(ALICE, "pick a region");
+    await harness.card(thread);
+    // The gateway delivers nothing to a bot that is down, and a new session replays nothing.
+    await harness.restart(() => harness.discord.say(ALICE, "ap-south", { channelId: thread }));
+    await harness.botSays(thread, /Using ap-south\./);
+    expect(lastResult()).toEqual({ ok: true, value: "ap-south", other: true });
+    expect(harness.anthropic.requests).toHaveLength(2);
+    // The next start reads the same messages again: every one of them is known by its id.
+    await harness.restart();
+    expect(harness.anthropic.requests).toHaveLength(2);
+  });
+
   it("a MESSAGE_CREATE replayed after a gateway RESUME is processed once", async () => {
     await startWith();
     harness.anthropic.script(ask(REGION), reply("ok"));

@@ -87,10 +87,12 @@ export class DiscordHarness {
   }
 
   /** A process restart: the adapter disconnects, the store closes, everything is built again on the same file. */
-  async restart(): Promise<void> {
+  /** Stops the bot, runs `whileDown` (people keep writing), and starts it again on the same database. */
+  async restart(whileDown?: () => void): Promise<void> {
     await this.quiet();
     await this.adapter.stop();
     await this.store.close();
+    whileDown?.();
     await this.open();
     await this.engine.recover();
     await this.quiet();

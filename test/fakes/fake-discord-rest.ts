@@ -211,6 +211,12 @@ export class FakeDiscordRest {
         };
       case "post-message":
         return { status: 200, json: this.postMessage(first, body ?? {}) };
+      case "get-channel": {
+        const channel = this.channels.get(first);
+        return channel
+          ? { status: 200, json: this.channelJson(channel) }
+          : { status: 404, json: { message: "Unknown Channel", code: 10003 } };
+      }
       case "list-messages":
         return { status: 200, json: this.listMessages(first, query) };
       case "edit-message": {
@@ -242,13 +248,16 @@ export class FakeDiscordRest {
     }
   }
 
-  /** A channel's messages newest first, as `GET /channels/:id/messages` pages them (`limit` ≤ 100, `before`). */
+  /** A channel's messages newest first, as `GET /channels/:id/messages` pages them (`limit` ≤ 100, `before`, `after`). */
   private listMessages(channelId: string, query: URLSearchParams): Json[] {
     this.channel(channelId);
     const limit = Math.min(Math.max(Number(query.get("limit") ?? 50) || 50, 1), 100);
     const before = query.get("before");
+    const after = query.get("after");
     let inChannel = [...this.messages.values()].filter((message) => message.channel_id === channelId).reverse();
     if (before) inChannel = inChannel.filter((message) => BigInt(String(message.id)) < BigInt(before));
+    // Discord pages `after` from the oldest side.
+    if (after) return inChannel.filter((message) => BigInt(String(message.id)) > BigInt(after)).slice(-limit);
     return inChannel.slice(0, limit);
   }
 
@@ -341,6 +350,7 @@ function routeOf(method: string, path: string): { name: string; params: string[]
     ["GET", /^\/gateway(\/bot)?$/, "gateway", undefined],
     ["POST", /^\/channels\/(\d+)\/messages$/, "post-message", messageErrors],
     ["GET", /^\/channels\/(\d+)\/messages$/, "list-messages", undefined],
+    ["GET", /^\/channels\/(\d+)$/, "get-channel", undefined],
     ["PATCH", /^\/channels\/(\d+)\/messages\/(\d+)$/, "edit-message", messageErrors],
     ["POST", /^\/channels\/(\d+)\/messages\/(\d+)\/threads$/, "start-thread", undefined],
     ["POST", /^\/channels\/(\d+)\/typing$/, "typing", undefined],
