@@ -5,7 +5,7 @@ import { parseArgs } from "node:util";
 import type { ThroughputResult } from "./workload.js";
 
 // `npm run bench [-- --quick] [--sessions N] [--langgraph-sessions N] [--histories 0,20,200,500]
-//   [--memory 1000,10000,100000] [--acks 500] [--rounds 300] [--out bench/RESULTS.md]`
+//   [--memory 1000,10000,100000] [--acks 500] [--rounds 300] [--mcp-calls 1000] [--out bench/RESULTS.md]`
 const { values: flags } = parseArgs({
   options: {
     quick: { type: "boolean", default: false },
@@ -15,6 +15,7 @@ const { values: flags } = parseArgs({
     memory: { type: "string" },
     acks: { type: "string" },
     rounds: { type: "string" },
+    "mcp-calls": { type: "string" },
     out: { type: "string" },
   },
 });
@@ -26,6 +27,7 @@ const langgraphSessions = (history: number) =>
 const memoryPoints = flags.memory ?? (quick ? "500,1000,2000" : "1000,10000,100000");
 const acks = Number(flags.acks ?? (quick ? 50 : 500));
 const rounds = Number(flags.rounds ?? (quick ? 30 : 300));
+const mcpCalls = Number(flags["mcp-calls"] ?? (quick ? 100 : 1000));
 
 function worker(script: string, args: Array<string | number>, nodeFlags: string[] = []): string {
   const output = execFileSync(process.execPath, [...nodeFlags, "--import", "tsx", `bench/workers/${script}.ts`, ...args.map(String)], {
@@ -150,5 +152,25 @@ print("|---:|---:|---:|---:|");
 print(`| ${sdk.rounds} | ${format(sdk.totalP50Ms, 2)} | ${format(sdk.overheadP50Ms, 2)} | ${format(sdk.overheadP99Ms, 2)} |`);
 print();
 print("Overhead = answer → next card, minus the time the fake model spent serving the request (SDK, HTTP, store, engine).");
+print();
+
+log(`mcp overhead: ${mcpCalls} calls`);
+print("## 7. What Parley adds to an MCP tool call (local stdio server, one call at a time)");
+print();
+const mcp = JSON.parse(worker("mcp-overhead", [mcpCalls])) as Record<"raw" | "provider" | "journaled", { p50Ms: number; p99Ms: number }> & {
+  calls: number;
+};
+print("| path | p50 ms | p99 ms | p50 over raw ms |");
+print("|---|---:|---:|---:|");
+for (const [name, label] of [
+  ["raw", "the SDK's Client.callTool"],
+  ["provider", "Parley's McpToolProvider.call"],
+  ["journaled", "provider call inside the tool journal's two SQLite writes"],
+] as const) {
+  const row = mcp[name];
+  print(`| ${label} | ${format(row.p50Ms, 3)} | ${format(row.p99Ms, 3)} | ${format(row.p50Ms - mcp.raw.p50Ms, 3)} |`);
+}
+print();
+print(`${format(mcp.calls)} calls of the test server's read-only \`lookup\` each way, after 20 warm-up calls.`);
 
 if (flags.out) writeFileSync(flags.out, `${lines.join("\n")}\n`);
