@@ -19,6 +19,7 @@ import type {
   Storage,
   StoreStats,
   ToolCallRecord,
+  TurnLease,
 } from "../src/ports/session-store.js";
 import { conversationKey } from "../src/ports/session-store.js";
 import { openDatabase } from "./open-database.js";
@@ -192,6 +193,17 @@ export class SqliteSessionStore implements Storage {
         "INSERT OR IGNORE INTO pending_replies (key, session_id, text, created_at) VALUES (?, ?, ?, ?)",
       ),
       deleteReply: db.prepare<[string]>("DELETE FROM pending_replies WHERE key = ?"),
+      takeTurn: db.prepare<{ id: string; owner: string; until: number; now: number; displace: string | null }>(
+        `UPDATE sessions SET lease_owner = @owner, lease_until = @until
+         WHERE id = @id AND status = 'running'
+           AND (lease_owner IS NULL OR lease_owner = @owner OR lease_until <= @now OR lease_owner = @displace)`,
+      ),
+      leaseHolder: db.prepare<[string], { lease_owner: string | null; status: string }>(
+        "SELECT lease_owner, status FROM sessions WHERE id = ?",
+      ),
+      releaseTurn: db.prepare<[string, string]>(
+        "UPDATE sessions SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?",
+      ),
       pendingReplies: db.prepare<[number], { key: string; session_id: string; text: string }>(
         "SELECT key, session_id, text FROM pending_replies ORDER BY created_at, key LIMIT ?",
       ),
@@ -268,6 +280,18 @@ export class SqliteSessionStore implements Storage {
   async getSession(id: string): Promise<Session | undefined> {
     const row = this.statements.sessionById.get(id);
     return row ? toSession(row) : undefined;
+  }
+
+  async takeTurn(sessionId: string, lease: TurnLease): Promise<{ taken: true } | { taken: false; holder: string | null }> {
+    const until = lease.now + lease.ttlMs;
+    const parameters = { id: sessionId, owner: lease.owner, until, now: lease.now, displace: lease.displace ?? null };
+    if (this.statements.takeTurn.run(parameters).changes > 0) return { taken: true };
+    const row = this.statements.leaseHolder.get(sessionId);
+    return { taken: false, holder: row?.status === "running" ? row.lease_owner : null };
+  }
+
+  async releaseTurn(sessionId: string, owner: string): Promise<void> {
+    this.statements.releaseTurn.run(sessionId, owner);
   }
 
   async replyPosted(key: string): Promise<void> {

@@ -19,6 +19,7 @@ import type {
   Storage,
   StoreStats,
   ToolCallRecord,
+  TurnLease,
 } from "../../src/ports/session-store.js";
 import { conversationKey } from "../../src/ports/session-store.js";
 import { migrate } from "./migrate.js";
@@ -93,6 +94,17 @@ export class PostgresSessionStore implements Storage {
   async getSession(id: string): Promise<Session | undefined> {
     const row = (await this.query<SessionRow>(SQL.sessionById, [id])).rows[0];
     return row ? toSession(row) : undefined;
+  }
+
+  async takeTurn(sessionId: string, lease: TurnLease): Promise<{ taken: true } | { taken: false; holder: string | null }> {
+    const values = [sessionId, lease.owner, lease.now + lease.ttlMs, lease.now, lease.displace ?? null];
+    if (((await this.query(SQL.takeTurn, values)).rowCount ?? 0) > 0) return { taken: true };
+    const row = (await this.query<{ lease_owner: string | null; status: string }>(SQL.leaseHolder, [sessionId])).rows[0];
+    return { taken: false, holder: row?.status === "running" ? row.lease_owner : null };
+  }
+
+  async releaseTurn(sessionId: string, owner: string): Promise<void> {
+    await this.query(SQL.releaseTurn, [sessionId, owner]);
   }
 
   async replyPosted(key: string): Promise<void> {

@@ -66,6 +66,14 @@ export const SQL = {
     "INSERT INTO pending_replies (key, session_id, text, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (key) DO NOTHING",
   ),
   deleteReply: statement("delete-reply", "DELETE FROM pending_replies WHERE key = $1"),
+  takeTurn: statement(
+    "take-turn",
+    `UPDATE sessions SET lease_owner = $2, lease_until = $3
+     WHERE id = $1 AND status = 'running'
+       AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until <= $4 OR lease_owner = $5)`,
+  ),
+  leaseHolder: statement("lease-holder", "SELECT lease_owner, status FROM sessions WHERE id = $1"),
+  releaseTurn: statement("release-turn", "UPDATE sessions SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2"),
   pendingReplies: statement("pending-replies", "SELECT key, session_id, text FROM pending_replies ORDER BY created_at, key LIMIT $1"),
   endTurn: statement(
     "end-turn",

@@ -21,6 +21,7 @@ import { ElicitationDesk } from "./elicitation-desk.js";
 import { Maintenance, SWEEP_INTERVAL_MS } from "./maintenance.js";
 import { createRuntimeSettings, type RuntimeSettings } from "./settings.js";
 import { TaskTracker } from "./task-tracker.js";
+import { leaseOwner } from "./turn-lease.js";
 import { TurnRunner } from "./turn-runner.js";
 
 export interface EngineDependencies {
@@ -115,6 +116,7 @@ export class Engine implements Conversation {
       adapterFor,
       cards: this.cards,
       elicitations: this.elicitations,
+      leaseOwner: leaseOwner(),
       logger: this.logger,
       clock: this.clock,
       modelRetry: createModelRetryPolicy(deps.modelRetry),

@@ -7,6 +7,7 @@ import type { MaintenanceStore, Session, SessionStore } from "../ports/session-s
 import type { AskResolver } from "./ask-resolver.js";
 import type { CardDesk } from "./card-desk.js";
 import type { ElicitationDesk } from "./elicitation-desk.js";
+import { LEASE_TTL_MS } from "./turn-lease.js";
 import type { TurnRunner } from "./turn-runner.js";
 
 /** Turns interrupted by a crash are re-run this many times before the session is failed visibly. */
@@ -44,7 +45,8 @@ export class Maintenance {
 
   constructor(private readonly deps: MaintenanceDependencies) {}
 
-  async sweep(): Promise<number> {
+  /** `takeOver: false` from recovery, which takes the leases of the turns left running itself, counting attempts. */
+  async sweep(options: { takeOver?: boolean } = {}): Promise<number> {
     const { store, track } = this.deps;
     const now = this.deps.clock();
     let ended = 0;
@@ -67,6 +69,13 @@ export class Maintenance {
     }
     const { turns } = this.deps;
     for (const sessionId of turns.takeStalled()) track(() => turns.run(sessionId));
+    // A turn whose process died mid-run (another process, on one database): taken over once its lease has expired.
+    if (options.takeOver !== false) {
+      for (const session of await store.listSessionsByStatus("running")) {
+        if (turns.has(session.id) || now - session.updatedAt < LEASE_TTL_MS) continue;
+        track(() => turns.run(session.id));
+      }
+    }
     if (now - this.lastPrune >= EVENT_PRUNE_INTERVAL_MS) {
       this.lastPrune = now;
       await store.pruneEvents(now - EVENT_RETENTION_MS);
@@ -91,8 +100,11 @@ export class Maintenance {
   }
 
   async recover(): Promise<void> {
-    const { store, track } = this.deps;
-    const running = await store.listSessionsByStatus("running");
+    const { store, track, turns } = this.deps;
+    // Only the turns this start takes the lease of: a turn another live process runs (several processes on one
+    // database) is left alone, and its open forms with it.
+    const running: Session[] = [];
+    for (const session of await store.listSessionsByStatus("running")) if (await turns.takeLease(session.id)) running.push(session);
     for (const session of running) await this.deps.elicitations.abandonOrphans(session);
     await this.postPendingReplies();
     // Post first, then sweep: a question nobody saw must not time out (the sweep skips unposted asks too).
@@ -103,14 +115,14 @@ export class Maintenance {
       const session = await store.getSession(ask.sessionId);
       if (session) track(() => this.deps.cards.settle(ask, session, this.deps.cards.settlementOf(ask, session)));
     }
-    await this.sweep();
-    const { turns } = this.deps;
-    for (const session of await store.listSessionsByStatus("running")) {
+    await this.sweep({ takeOver: false });
+    for (const session of running) {
       const attempts = await store.countRecovery(session.id);
       if (attempts <= MAX_RECOVERY_ATTEMPTS) {
         track(() => turns.run(session.id));
         continue;
       }
+      await turns.releaseLease(session.id);
       const error = `the turn was interrupted ${attempts} times and was given up`;
       await store.commitStep(session.id, { messages: [], usage: ZERO_USAGE, end: { outcome: "failed", error }, now: this.deps.clock() });
       await this.deps

@@ -12,6 +12,7 @@ import type { CardDesk } from "./card-desk.js";
 import type { ElicitationDesk } from "./elicitation-desk.js";
 import { ProgressReporter } from "./progress.js";
 import type { EngineSettings, RuntimeSettings } from "./settings.js";
+import { holderIsDead, LEASE_RENEW_MS, LEASE_TTL_MS } from "./turn-lease.js";
 
 /** The real value of a password answer, put back only into the in-memory history of the resumed turn. */
 export interface SecretResult {
@@ -28,6 +29,8 @@ export interface TurnRunnerDependencies {
   adapterFor: (session: Session) => PlatformAdapter;
   cards: CardDesk;
   elicitations: ElicitationDesk;
+  /** This process as a turn lease holder (see turn-lease.ts). */
+  leaseOwner: string;
   logger: Logger;
   clock: () => number;
   modelRetry: ModelRetryPolicy;
@@ -58,6 +61,28 @@ export class TurnRunner {
       if (this.chains.get(sessionId) === next) this.chains.delete(sessionId);
     };
     return next.then(cleanup, cleanup);
+  }
+
+  /** Whether this process runs the session's turn now (or has one queued for it). */
+  has(sessionId: string): boolean {
+    return this.chains.has(sessionId);
+  }
+
+  /**
+   * Takes (or renews) the lease on the session's turn. A holder that is known dead (its process is gone from this
+   * host) is displaced at once; any other holder keeps it until it expires, and runs the turn meanwhile.
+   */
+  async takeLease(sessionId: string): Promise<boolean> {
+    const lease = { owner: this.deps.leaseOwner, now: this.deps.clock(), ttlMs: LEASE_TTL_MS };
+    const first = await this.deps.store.takeTurn(sessionId, lease);
+    if (first.taken) return true;
+    if (first.holder === null || !holderIsDead(first.holder, this.deps.leaseOwner)) return false;
+    return (await this.deps.store.takeTurn(sessionId, { ...lease, displace: first.holder })).taken;
+  }
+
+  /** Drops this process's lease on the session's turn (recovery gave the turn up). */
+  async releaseLease(sessionId: string): Promise<void> {
+    await this.deps.store.releaseTurn(sessionId, this.deps.leaseOwner);
   }
 
   /** Stop, in this process: a tool call in flight is cancelled on its server (the store's flag does the rest). */
@@ -110,6 +135,8 @@ export class TurnRunner {
       const session = await store.getSession(sessionId);
       // Another runner (or a Stop) got here first: only a running session has a turn to run.
       if (session?.status !== "running") return;
+      // A turn runs in one process at a time: another live process holding its lease runs it.
+      if (!(await this.takeLease(sessionId))) return;
       const settings = this.deps.settings.get();
       const progress = new ProgressReporter(
         this.deps.adapterFor(session),
@@ -122,11 +149,13 @@ export class TurnRunner {
       this.stops.set(sessionId, stop);
       // A Stop taken by another process (several on one database) is only a flag in the store: looking at it every
       // second cancels a tool call in flight here within a second, not at the end of the call.
+      let ticks = 0;
       const watch = setInterval(() => {
         store.isStopRequested(sessionId).then(
           (requested) => requested && stop.abort(),
           () => {},
         );
+        if (++ticks % (LEASE_RENEW_MS / STOP_POLL_MS) === 0) void this.takeLease(sessionId).catch(() => false);
       }, STOP_POLL_MS);
       watch.unref();
       let result: LoopResult;
@@ -159,6 +188,7 @@ export class TurnRunner {
       } finally {
         clearInterval(watch);
         if (this.stops.get(sessionId) === stop) this.stops.delete(sessionId);
+        await store.releaseTurn(sessionId, this.deps.leaseOwner).catch(() => {});
       }
       this.deps.logger.info({ sessionId, outcome: result.outcome }, "turn-ended");
       if (result.outcome === "failed") this.logFailure(sessionId, result.error, result.cause);

@@ -137,6 +137,15 @@ export interface ToolCallRecord {
   finishedAt: number | null;
 }
 
+/** A request for the lease on a session's turn. */
+export interface TurnLease {
+  owner: string;
+  now: number;
+  ttlMs: number;
+  /** A holder known to be dead (its process is gone): its lease is taken over without waiting for it to expire. */
+  displace?: string;
+}
+
 /** A turn's final answer waiting to be posted (an outbox row, written with the turn's end). */
 export interface PendingReply {
   /** The turn's key: one reply per turn, and how a platform finds it if it was posted before a crash. */
@@ -226,6 +235,14 @@ export interface SessionStore {
   openAsk(sessionId: string, ask: NewAsk, now: number): Promise<void>;
   /** The most recently active session of a channel (a DM) that waits on a question, if any. */
   waitingSessionIn(place: Omit<ConversationRef, "thread">): Promise<Session | undefined>;
+  /**
+   * Takes (or renews) the lease on a running session's turn for `owner` until `now + ttlMs`: granted when nobody
+   * holds it, the owner already does, it expired, or its holder is `displace` (known dead). Otherwise the answer
+   * names the holder. A session that is not running has no turn to lease.
+   */
+  takeTurn(sessionId: string, lease: TurnLease): Promise<{ taken: true } | { taken: false; holder: string | null }>;
+  /** Drops the owner's lease on the session's turn (the turn stopped: suspended, ended or failed). */
+  releaseTurn(sessionId: string, owner: string): Promise<void>;
   /** The reply is in the thread: its outbox row goes. */
   replyPosted(key: string): Promise<void>;
   /** The newest ask made for one tool call of a session (its approval), if any. */

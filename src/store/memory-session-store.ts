@@ -19,6 +19,7 @@ import {
   type Storage,
   type StoreStats,
   type ToolCallRecord,
+  type TurnLease,
 } from "../ports/session-store.js";
 import { computeStats } from "./memory-stats.js";
 import { endTransition, messageTransition } from "./transitions.js";
@@ -32,6 +33,8 @@ export class MemorySessionStore implements Storage {
   private readonly queued = new Map<string, ChatMessage[]>();
   /** Final answers not yet posted, in the order their turns ended. */
   private readonly replies = new Map<string, PendingReply>();
+  /** Who runs each session's turn, until when. */
+  private readonly leases = new Map<string, { owner: string; until: number }>();
   private readonly asks = new Map<string, Ask>();
   private readonly settings = new Map<string, string>();
   private readonly toolCalls = new Map<string, ToolCallRecord>();
@@ -88,6 +91,20 @@ export class MemorySessionStore implements Storage {
   async getSession(id: string): Promise<Session | undefined> {
     const session = this.sessions.get(id);
     return session ? copy(session) : undefined;
+  }
+
+  async takeTurn(sessionId: string, lease: TurnLease): Promise<{ taken: true } | { taken: false; holder: string | null }> {
+    const session = this.sessions.get(sessionId);
+    if (session?.status !== "running") return { taken: false, holder: null };
+    const held = this.leases.get(sessionId);
+    const free = !held || held.owner === lease.owner || held.until <= lease.now || held.owner === lease.displace;
+    if (!free) return { taken: false, holder: held.owner };
+    this.leases.set(sessionId, { owner: lease.owner, until: lease.now + lease.ttlMs });
+    return { taken: true };
+  }
+
+  async releaseTurn(sessionId: string, owner: string): Promise<void> {
+    if (this.leases.get(sessionId)?.owner === owner) this.leases.delete(sessionId);
   }
 
   async replyPosted(key: string): Promise<void> {

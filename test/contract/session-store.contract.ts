@@ -196,6 +196,28 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
         expect(await store.listRecentConversations("discord", 0, 10)).toEqual([at("4", "discord")]);
       }));
 
+    it("leases a running turn to one owner at a time, until it expires, is dropped, or its holder is displaced", () =>
+      withStore(async (store) => {
+        const session = await store.createSession({ id: "S1", conversation: CONVERSATION, ownerId: "U1", now: 1 });
+        const a = { owner: "host:1:a", now: 100, ttlMs: 30 };
+        const b = { owner: "host:2:b", now: 110, ttlMs: 30 };
+        // Not running: no turn to lease.
+        expect(await store.takeTurn("S1", a)).toEqual({ taken: false, holder: null });
+        await store.startTurnOrQueue(session.id, user("hi"), 2);
+        expect(await store.takeTurn("S1", a)).toEqual({ taken: true });
+        expect(await store.takeTurn("S1", b)).toEqual({ taken: false, holder: "host:1:a" });
+        // The holder renews; a known-dead holder is displaced at once; an expired lease is anyone's.
+        expect(await store.takeTurn("S1", { ...a, now: 120 })).toEqual({ taken: true });
+        expect(await store.takeTurn("S1", { ...b, displace: "host:1:a" })).toEqual({ taken: true });
+        expect(await store.takeTurn("S1", { ...a, now: 139 })).toEqual({ taken: false, holder: "host:2:b" });
+        expect(await store.takeTurn("S1", { ...a, now: 140 })).toEqual({ taken: true });
+        // Dropped by its holder only.
+        await store.releaseTurn("S1", "host:2:b");
+        expect(await store.takeTurn("S1", { ...b, now: 141 })).toEqual({ taken: false, holder: "host:1:a" });
+        await store.releaseTurn("S1", "host:1:a");
+        expect(await store.takeTurn("S1", { ...b, now: 142 })).toEqual({ taken: true });
+      }));
+
     it("lists expired pending asks by deadline", () =>
       withStore(async (store) => {
         await suspended(store);

@@ -95,7 +95,7 @@ describe("SqliteSessionStore specifics", () => {
     insertAsk.run("recent", "toolu_recent", now - 60 * 1000);
     raw.close();
     const store = new SqliteSessionStore(database.path);
-    expect(store.db.pragma("user_version", { simple: true })).toBe(4);
+    expect(store.db.pragma("user_version", { simple: true })).toBe(5);
     const unsettled = store.db.prepare("SELECT id FROM asks WHERE settled_at IS NULL ORDER BY id").all();
     expect(unsettled).toEqual([{ id: "recent" }]);
     await store.close();
