@@ -159,6 +159,8 @@ export class SqliteSessionStore implements Storage {
          ORDER BY updated_at DESC, id LIMIT 1`,
       ),
       sessionsByStatus: db.prepare<[string], SessionRow>("SELECT * FROM sessions WHERE status = ? ORDER BY updated_at"),
+      // The sweeper reads this every few seconds: the status is written out so the partial index applies.
+      runningSessions: db.prepare<[], SessionRow>("SELECT * FROM sessions WHERE status = 'running' ORDER BY updated_at"),
       messages: db.prepare<[string], { v: number; role: ChatMessage["role"]; content: string }>(
         "SELECT v, role, content FROM messages WHERE session_id = ? ORDER BY seq",
       ),
@@ -462,7 +464,8 @@ export class SqliteSessionStore implements Storage {
   }
 
   async listSessionsByStatus(status: SessionStatus): Promise<Session[]> {
-    return this.statements.sessionsByStatus.all(status).map(toSession);
+    const rows = status === "running" ? this.statements.runningSessions.all() : this.statements.sessionsByStatus.all(status);
+    return rows.map(toSession);
   }
 
   async openAsk(sessionId: string, ask: NewAsk, now: number): Promise<void> {

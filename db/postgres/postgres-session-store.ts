@@ -274,7 +274,11 @@ export class PostgresSessionStore implements Storage {
   }
 
   async listSessionsByStatus(status: SessionStatus): Promise<Session[]> {
-    return (await this.query<SessionRow>(SQL.sessionsByStatus, [status])).rows.map(toSession);
+    const { rows } =
+      status === "running"
+        ? await this.query<SessionRow>(SQL.runningSessions, [])
+        : await this.query<SessionRow>(SQL.sessionsByStatus, [status]);
+    return rows.map(toSession);
   }
 
   async openAsk(sessionId: string, ask: NewAsk, now: number): Promise<void> {

@@ -29,6 +29,8 @@ export const SQL = {
      ORDER BY updated_at DESC, id LIMIT 1`,
   ),
   sessionsByStatus: statement("sessions-by-status", "SELECT * FROM sessions WHERE status = $1 ORDER BY updated_at, id"),
+  // The sweeper reads this every few seconds: the status is written out so the partial index applies.
+  runningSessions: statement("running-sessions", "SELECT * FROM sessions WHERE status = 'running' ORDER BY updated_at, id"),
   messages: statement("messages", "SELECT v, role, content FROM messages WHERE session_id = $1 ORDER BY seq"),
   // Any number of new messages in one statement: roles and contents as two parallel arrays, numbered from $2.
   insertMessages: statement(
