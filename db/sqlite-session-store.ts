@@ -206,8 +206,8 @@ export class SqliteSessionStore implements Storage {
       releaseTurn: db.prepare<[string, string]>(
         "UPDATE sessions SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?",
       ),
-      pendingReplies: db.prepare<[number], { key: string; session_id: string; text: string }>(
-        "SELECT key, session_id, text FROM pending_replies ORDER BY created_at, key LIMIT ?",
+      pendingReplies: db.prepare<[number, number], { key: string; session_id: string; text: string }>(
+        "SELECT key, session_id, text FROM pending_replies WHERE created_at < ? ORDER BY created_at, key LIMIT ?",
       ),
       insertAsk: db.prepare(
         `INSERT INTO asks (id, v, session_id, tool_use_id, spec, status, sibling_results, deadline, created_at)
@@ -300,8 +300,8 @@ export class SqliteSessionStore implements Storage {
     this.statements.deleteReply.run(key);
   }
 
-  async listPendingReplies(limit: number): Promise<PendingReply[]> {
-    return this.statements.pendingReplies.all(limit).map((row) => ({ key: row.key, sessionId: row.session_id, text: row.text }));
+  async listPendingReplies(before: number, limit: number): Promise<PendingReply[]> {
+    return this.statements.pendingReplies.all(before, limit).map((row) => ({ key: row.key, sessionId: row.session_id, text: row.text }));
   }
 
   async waitingSessionIn(place: Omit<ConversationRef, "thread">): Promise<Session | undefined> {

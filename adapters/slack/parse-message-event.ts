@@ -47,12 +47,13 @@ export function parseMessageEvent(
   const teamId = context.teamId ?? event.team;
   if (!teamId) return undefined;
   const rawText = event.text ?? "";
-  const mentionsBot = context.botUserId ? mentionPattern(context.botUserId).test(rawText) : false;
+  const stripped = context.botUserId ? withoutBotMentions(rawText, context.botUserId) : { text: rawText, mentioned: false };
+  const mentionsBot = stripped.mentioned;
   const isDirect = event.channel_type === "im" || (event.channel_type === undefined && event.channel.startsWith("D"));
   const addressedToBot = event.type === "app_mention" || mentionsBot || isDirect;
   // A top-level channel message that does not mention the bot cannot belong to any session.
   if (!addressedToBot && event.thread_ts === undefined) return undefined;
-  const text = context.botUserId ? rawText.replace(mentionPattern(context.botUserId, "g"), " ") : rawText;
+  const text = stripped.text;
   return {
     eventId: `slack:${event.channel}:${event.ts}`,
     conversation: conversationOf(teamId, event.channel, event.ts, event.thread_ts),
@@ -63,12 +64,28 @@ export function parseMessageEvent(
   };
 }
 
-/** `<@U123>` or `<@U123|name>`. The id comes from Slack at run time, so it is escaped, never trusted as a pattern. */
-function mentionPattern(botUserId: string, flags = ""): RegExp {
-  return new RegExp(`<@${escapeRegExp(botUserId)}(?:\\|[^>]*)?>`, flags);
-}
-
-/** Every character with a meaning in a RegExp source, escaped (`RegExp.escape` arrives only in Node 24). */
-function escapeRegExp(text: string): string {
-  return text.replace(/[\\^$.*+?()[\]{}|-]/g, "\\$&");
+/**
+ * The text with every mention of the bot (`<@U123>` or `<@U123|name>`) cut out, and whether there was one. Plain
+ * string search: the id comes from Slack at run time, and a pattern built from it could be invalid or too large.
+ */
+function withoutBotMentions(text: string, botUserId: string): { text: string; mentioned: boolean } {
+  const opening = `<@${botUserId}`;
+  let rest = text;
+  let kept = "";
+  let mentioned = false;
+  for (let at = rest.indexOf(opening); at !== -1; at = rest.indexOf(opening)) {
+    const after = rest.slice(at + opening.length);
+    const close = after.indexOf(">");
+    // `<@U123>` or `<@U123|label>` only: `<@U1234>` is someone else.
+    const isMention = close !== -1 && (close === 0 || after[0] === "|");
+    if (!isMention) {
+      kept += rest.slice(0, at + opening.length);
+      rest = after;
+      continue;
+    }
+    mentioned = true;
+    kept += `${rest.slice(0, at)} `;
+    rest = after.slice(close + 1);
+  }
+  return { text: kept + rest, mentioned };
 }

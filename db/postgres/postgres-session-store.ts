@@ -111,8 +111,8 @@ export class PostgresSessionStore implements Storage {
     await this.query(SQL.deleteReply, [key]);
   }
 
-  async listPendingReplies(limit: number): Promise<PendingReply[]> {
-    const { rows } = await this.query<{ key: string; session_id: string; text: string }>(SQL.pendingReplies, [limit]);
+  async listPendingReplies(before: number, limit: number): Promise<PendingReply[]> {
+    const { rows } = await this.query<{ key: string; session_id: string; text: string }>(SQL.pendingReplies, [before, limit]);
     return rows.map((row) => ({ key: row.key, sessionId: row.session_id, text: row.text }));
   }
 

@@ -76,7 +76,10 @@ export const SQL = {
   ),
   leaseHolder: statement("lease-holder", "SELECT lease_owner, status FROM sessions WHERE id = $1"),
   releaseTurn: statement("release-turn", "UPDATE sessions SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2"),
-  pendingReplies: statement("pending-replies", "SELECT key, session_id, text FROM pending_replies ORDER BY created_at, key LIMIT $1"),
+  pendingReplies: statement(
+    "pending-replies",
+    "SELECT key, session_id, text FROM pending_replies WHERE created_at < $1 ORDER BY created_at, key LIMIT $2",
+  ),
   endTurn: statement(
     "end-turn",
     "UPDATE sessions SET status = $2, last_outcome = $3, last_error = $4, recovery_attempts = 0 WHERE id = $1",

@@ -3,7 +3,7 @@ import type { Logger } from "../logger.js";
 import { ZERO_USAGE } from "../ports/model-client.js";
 import type { PlatformAdapter } from "../ports/platform-adapter.js";
 import { rich } from "../ports/rich-text.js";
-import type { MaintenanceStore, Session, SessionStore } from "../ports/session-store.js";
+import type { MaintenanceStore, PendingReply, Session, SessionStore } from "../ports/session-store.js";
 import type { AskResolver } from "./ask-resolver.js";
 import type { CardDesk } from "./card-desk.js";
 import type { ElicitationDesk } from "./elicitation-desk.js";
@@ -42,6 +42,7 @@ export interface MaintenanceDependencies {
 /** The timeout sweeper and start-up recovery: what makes "nothing lost" hold after crashes and faults. */
 export class Maintenance {
   private lastPrune = 0;
+  private readonly postingReplies = new Set<string>();
 
   constructor(private readonly deps: MaintenanceDependencies) {}
 
@@ -69,6 +70,8 @@ export class Maintenance {
     }
     const { turns } = this.deps;
     for (const sessionId of turns.takeStalled()) track(() => turns.run(sessionId));
+    // An answer the turn could not post (a platform outage): posted again once the turn has had its chance.
+    track(() => this.postPendingReplies(now - UNPOSTED_GRACE_MS));
     // A turn whose process died mid-run (another process, on one database): taken over once its lease has expired.
     if (options.takeOver !== false) {
       for (const session of await store.listSessionsByStatus("running")) {
@@ -83,19 +86,30 @@ export class Maintenance {
     return ended;
   }
 
-  /** Final answers a crash kept from the thread: posted now, unless the platform shows one went out after all. */
-  private async postPendingReplies(): Promise<void> {
+  /**
+   * Final answers a crash or a platform error kept from the thread (written before `before`): posted now, unless
+   * the platform shows one went out after all.
+   */
+  private async postPendingReplies(before: number): Promise<void> {
     const { store } = this.deps;
-    for (const reply of await store.listPendingReplies(RESETTLE_LIMIT)) {
+    for (const reply of await store.listPendingReplies(before, RESETTLE_LIMIT)) {
+      // One post at a time per answer in this process: the sweeper comes back every few seconds.
+      if (this.postingReplies.has(reply.key)) continue;
+      this.postingReplies.add(reply.key);
+      await this.postReply(reply).finally(() => this.postingReplies.delete(reply.key));
+    }
+  }
+
+  private async postReply(reply: PendingReply): Promise<void> {
+    const { store } = this.deps;
+    try {
       const session = await store.getSession(reply.sessionId);
-      try {
-        if (session)
-          await this.deps.adapterFor(session).postMessage(session.conversation, reply.text, { replyKey: reply.key, mayExist: true });
-        await store.replyPosted(reply.key);
-      } catch (error) {
-        // Kept in the outbox: the next start tries again.
-        this.deps.logger.warn({ err: error, sessionId: reply.sessionId }, "pending-reply-post failed");
-      }
+      if (session)
+        await this.deps.adapterFor(session).postMessage(session.conversation, reply.text, { replyKey: reply.key, mayExist: true });
+      await store.replyPosted(reply.key);
+    } catch (error) {
+      // Kept in the outbox: the sweeper tries again.
+      this.deps.logger.warn({ err: error, sessionId: reply.sessionId }, "pending-reply-post failed");
     }
   }
 
@@ -106,7 +120,7 @@ export class Maintenance {
     const running: Session[] = [];
     for (const session of await store.listSessionsByStatus("running")) if (await turns.takeLease(session.id)) running.push(session);
     for (const session of running) await this.deps.elicitations.abandonOrphans(session);
-    await this.postPendingReplies();
+    await this.postPendingReplies(Number.MAX_SAFE_INTEGER);
     // Post first, then sweep: a question nobody saw must not time out (the sweep skips unposted asks too).
     // Each may have been posted by the process that died before storing its reference: adopted, not posted twice.
     await Promise.all((await store.listUnpostedAsks()).map((ask) => this.deps.cards.repost(ask.id)));

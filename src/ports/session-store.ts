@@ -263,8 +263,8 @@ export interface SessionStore {
 export interface MaintenanceStore {
   /** Forgets event ids recorded before `before`; returns how many went. */
   pruneEvents(before: number): Promise<number>;
-  /** Final answers committed but not yet posted (a crash in between), oldest first. */
-  listPendingReplies(limit: number): Promise<PendingReply[]>;
+  /** Final answers committed before `before` but not yet posted (a crash or a platform error in between), oldest first. */
+  listPendingReplies(before: number, limit: number): Promise<PendingReply[]>;
   /** Pending asks whose card was never posted (a crash between commit and post). */
   listUnpostedAsks(): Promise<Ask[]>;
   /** Pending asks past their deadline whose card was posted: nobody can miss a question they never saw. */

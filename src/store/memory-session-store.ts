@@ -32,7 +32,7 @@ export class MemorySessionStore implements Storage {
   private readonly messages = new Map<string, ChatMessage[]>();
   private readonly queued = new Map<string, ChatMessage[]>();
   /** Final answers not yet posted, in the order their turns ended. */
-  private readonly replies = new Map<string, PendingReply>();
+  private readonly replies = new Map<string, { reply: PendingReply; createdAt: number }>();
   /** Who runs each session's turn, until when. */
   private readonly leases = new Map<string, { owner: string; until: number }>();
   private readonly asks = new Map<string, Ask>();
@@ -111,8 +111,11 @@ export class MemorySessionStore implements Storage {
     this.replies.delete(key);
   }
 
-  async listPendingReplies(limit: number): Promise<PendingReply[]> {
-    return [...this.replies.values()].slice(0, limit).map(copy);
+  async listPendingReplies(before: number, limit: number): Promise<PendingReply[]> {
+    return [...this.replies.values()]
+      .filter((entry) => entry.createdAt < before)
+      .slice(0, limit)
+      .map((entry) => copy(entry.reply));
   }
 
   async waitingSessionIn(place: Omit<ConversationRef, "thread">): Promise<Session | undefined> {
@@ -178,7 +181,8 @@ export class MemorySessionStore implements Storage {
       return { nextTurn: false };
     }
     if (!step.end) return { nextTurn: false };
-    if (step.end.reply && !this.replies.has(step.end.reply.key)) this.replies.set(step.end.reply.key, { ...step.end.reply, sessionId });
+    if (step.end.reply && !this.replies.has(step.end.reply.key))
+      this.replies.set(step.end.reply.key, { reply: { ...step.end.reply, sessionId }, createdAt: step.now });
     const queued = this.queueOf(sessionId).splice(0);
     const next = endTransition(step.end.outcome, queued.length);
     session.status = next.status;

@@ -315,11 +315,14 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
         const answer: ChatMessage = { role: "assistant", content: [{ type: "text", text: "Done it." }] };
         const reply = { key: "S1:1", sessionId: "S1", text: "Done it." };
         await store.commitStep("S1", { messages: [answer], usage: USAGE, end: { outcome: "completed", reply }, now: 3 });
-        expect(await store.listPendingReplies(10)).toEqual([reply]);
+        expect(await store.listPendingReplies(Number.MAX_SAFE_INTEGER, 10)).toEqual([reply]);
+        // Only those written before the given time: the sweeper leaves a turn the moment to post its own.
+        expect(await store.listPendingReplies(3, 10)).toEqual([]);
+        expect(await store.listPendingReplies(4, 10)).toEqual([reply]);
         expect((await store.getSession("S1"))?.status).toBe("idle");
         await store.replyPosted("S1:1");
         await store.replyPosted("S1:1");
-        expect(await store.listPendingReplies(10)).toEqual([]);
+        expect(await store.listPendingReplies(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
       }));
 
     it("counts a model iteration only for a step with an assistant message", () =>

@@ -41,7 +41,7 @@ describe("durability", () => {
     await harness.say("hello");
     // A completed turn posts its answer and empties the outbox.
     expect(harness.adapter.messages.at(-1)).toMatchObject({ text: "First answer.", options: { replyKey: expect.any(String) } });
-    expect(await harness.store.listPendingReplies(10)).toEqual([]);
+    expect(await harness.store.listPendingReplies(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
     // What a SIGKILL right after the end step leaves: the turn over, its answer still in the outbox.
     const session = await harness.store.findSession(CONVERSATION);
     await harness.store.startTurnOrQueue(session!.id, { role: "user", content: [{ type: "text", text: "again" }] }, now);
@@ -54,9 +54,28 @@ describe("durability", () => {
     expect(harness.adapter.messages.slice(posted)).toEqual([
       { conversation: CONVERSATION, text: "Second answer.", options: { replyKey: pending.key, mayExist: true } },
     ]);
-    expect(await harness.store.listPendingReplies(10)).toEqual([]);
+    expect(await harness.store.listPendingReplies(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
     await harness.restart();
     expect(harness.adapter.messages).toHaveLength(posted + 1);
+  });
+
+  it("an answer the platform refused (an outage) stays in the outbox and the sweeper posts it once the outage ends", async () => {
+    fake.script(reply("Outage answer."));
+    harness.adapter.failMessages = 1;
+    await harness.say("hello");
+    expect(harness.adapter.messages.some((message) => message.text === "Outage answer.")).toBe(false);
+    expect(await harness.store.listPendingReplies(Number.MAX_SAFE_INTEGER, 10)).toHaveLength(1);
+    // Within the grace the turn's own post has, the sweeper leaves it alone; after it, it posts once.
+    await harness.engine.sweep();
+    await harness.engine.idle();
+    expect(harness.adapter.messages.some((message) => message.text === "Outage answer.")).toBe(false);
+    now += 11_000;
+    await harness.engine.sweep();
+    await harness.engine.idle();
+    await harness.engine.sweep();
+    await harness.engine.idle();
+    expect(harness.adapter.messages.filter((message) => message.text === "Outage answer.")).toHaveLength(1);
+    expect(await harness.store.listPendingReplies(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
   });
 
   it("two concurrent answers to one ask resume exactly once", async () => {

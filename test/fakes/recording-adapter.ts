@@ -32,6 +32,8 @@ export class RecordingAdapter implements PlatformAdapter {
   failCardPosts = 0;
   /** Set to make card posts wait until it resolves, as a slow platform would. */
   holdCardPosts: Promise<void> | undefined;
+  /** Set to make the next messages (final answers) fail. */
+  failMessages = 0;
   /** Set to make the next card settles fail. */
   failSettles = 0;
   private cardCounter = 0;
@@ -59,6 +61,10 @@ export class RecordingAdapter implements PlatformAdapter {
   }
 
   async postMessage(conversation: ConversationRef, text: string, options?: ReplyOptions): Promise<void> {
+    if (this.failMessages > 0) {
+      this.failMessages--;
+      throw new Error("platform unavailable");
+    }
     this.messages.push({ conversation, text, ...(options ? { options } : {}) });
   }
 

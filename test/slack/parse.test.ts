@@ -29,6 +29,24 @@ describe("parseMessageEvent", () => {
     expect(reply).toMatchObject({ eventId: "slack:C9:2.0", conversation: { thread: "1.5" }, addressedToBot: false });
   });
 
+  it("reads a mention of the bot whatever its id holds: characters a pattern would misread, or a huge id", () => {
+    const strange = "U.+(*?[";
+    const parsed = parseMessageEvent(messageEvent("app_mention", { user: "U1", text: `<@${strange}> go <@U.+> <@${strange}|me>!` }), {
+      ...CONTEXT,
+      botUserId: strange,
+    });
+    expect(parsed).toMatchObject({ text: "go <@U.+> !", addressedToBot: true });
+    // Another user whose id starts with the bot's is not the bot.
+    const other = parseMessageEvent(messageEvent("message", { user: "U1", text: "<@U_BOTX> hi", threadTs: "1.5" }), CONTEXT);
+    expect(other).toMatchObject({ text: "<@U_BOTX> hi", addressedToBot: false });
+    const huge = "U".repeat(200_000);
+    expect(
+      parseMessageEvent(messageEvent("app_mention", { user: "U1", text: `<@${huge}> hi` }), { ...CONTEXT, botUserId: huge }),
+    ).toMatchObject({
+      text: "hi",
+    });
+  });
+
   it("gives a mention and its message twin the same event id", () => {
     const mention = parseMessageEvent(messageEvent("app_mention", { user: "U1", text: "<@U_BOT> hi", ts: "3.0" }), CONTEXT);
     const twin = parseMessageEvent(messageEvent("message", { user: "U1", text: "<@U_BOT> hi", ts: "3.0" }), CONTEXT);
