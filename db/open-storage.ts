@@ -1,6 +1,6 @@
 import type { Config } from "../src/config.js";
 import { StartError, StoreError } from "../src/ports/errors.js";
-import type { Storage } from "../src/ports/session-store.js";
+import type { Storage } from "../src/ports/maintenance-store.js";
 import { sqlitePathProblem } from "./sqlite-path-problem.js";
 import { SqliteSessionStore } from "./sqlite-session-store.js";
 

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
-import type { AskStatus, PurgeCounts, SessionFilter, SessionStatus, StoreStats } from "../src/ports/session-store.js";
+import type { PurgeCounts, SessionFilter, StoreStats } from "../src/ports/maintenance-store.js";
+import type { AskStatus, SessionStatus } from "../src/ports/session-store.js";
 
 const SESSION_STATUSES: SessionStatus[] = ["idle", "running", "waiting", "failed"];
 const ASK_STATUSES: AskStatus[] = ["pending", "answered", "cancelled", "expired"];

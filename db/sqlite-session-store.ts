@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import type { PurgeCounts, SessionFilter, Storage, StoreStats } from "../src/ports/maintenance-store.js";
 import type { ChatMessage, ToolResultBlock } from "../src/ports/model-client.js";
 import type {
   Ask,
@@ -9,15 +10,11 @@ import type {
   NewSession,
   NewToolCall,
   PendingReply,
-  PurgeCounts,
   Session,
-  SessionFilter,
   SessionStatus,
   StartOrQueue,
   Step,
   StepResult,
-  Storage,
-  StoreStats,
   ToolCallRecord,
   TurnLease,
 } from "../src/ports/session-store.js";

@@ -1,3 +1,6 @@
+import type { Logger } from "../../src/ports/logger.js";
+import { errorCode } from "./actor-directory.js";
+
 /** Slack redelivers an event not acknowledged within 3 s; a hold ends before that, stored or not. */
 export const MAX_ACK_HOLD_MS = 2000;
 
@@ -53,4 +56,30 @@ export function heldEventId(body: unknown): string | undefined {
   // Bolt drops the bot's own messages before any listener runs: holding those would only delay them.
   if ((type !== "message" && type !== "app_mention") || envelope.event?.bot_id !== undefined) return undefined;
   return envelope.event_id;
+}
+
+/** What the Socket Mode client emits as "slack_event": an envelope and the function that acknowledges it. */
+interface SocketEvent {
+  body?: unknown;
+  ack: (response?: unknown) => Promise<void>;
+}
+
+/**
+ * Socket Mode: Bolt's receiver acknowledges an event's envelope before its listener runs, with the `ack` the client
+ * hands it in its "slack_event" emission. That ack is swapped, as the client emits it, for one the gate holds until
+ * the event is stored, for a message or a mention.
+ */
+export function holdSocketAcks(socket: { emit: (name: string, ...args: unknown[]) => boolean }, gate: EventAckGate, logger: Logger): void {
+  const emit = socket.emit.bind(socket);
+  socket.emit = (name: string, ...args: unknown[]) => {
+    if (name === "slack_event") args[0] = held(args[0] as SocketEvent);
+    return emit(name, ...args);
+  };
+  const held = (event: SocketEvent): SocketEvent => {
+    const eventId = heldEventId(event.body);
+    if (!eventId) return event;
+    const send = (response?: unknown) => () =>
+      void event.ack(response).catch((error: unknown) => logger.warn({ error: errorCode(error) }, "slack-socket-ack failed"));
+    return { ...event, ack: async (response?: unknown) => gate.hold(eventId, send(response)) };
+  };
 }

@@ -11,7 +11,7 @@ import { ActorDirectory, errorCode } from "./actor-directory.js";
 import { createBoltLogger } from "./bolt-logger.js";
 import { cardMetadata, findCardTs, findReplyTs, replyMetadata } from "./card-metadata.js";
 import { readCardRef, type SlackCardRef, writeCardRef } from "./card-ref.js";
-import { EventAckGate, heldEventId } from "./event-ack-gate.js";
+import { EventAckGate, holdSocketAcks } from "./event-ack-gate.js";
 import { splitMrkdwn } from "./markdown-to-mrkdwn.js";
 import { mentionedUserIds, modelMessages } from "./model-message.js";
 import { mentionsRefusedToken, refusedToken } from "./refused-token.js";
@@ -22,12 +22,8 @@ import { guardSlackRequests } from "./request-guard.js";
 import { toMrkdwn } from "./slack-dialect.js";
 import { SLACK_LIMITS, SLACK_MAX_BODY_BYTES } from "./slack-limits.js";
 import { registerListeners } from "./slack-listeners.js";
-
-/** What the Socket Mode client emits as "slack_event": an envelope and the function that acknowledges it. */
-interface SocketEvent {
-  body?: unknown;
-  ack: (response?: unknown) => Promise<void>;
-}
+import { searchThread } from "./thread-search.js";
+import { ThreadStatus } from "./thread-status.js";
 
 export interface SlackAdapterOptions {
   /** SLACK_BOT_TOKEN; if Slack refuses it (or the app token, SLACK_APP_TOKEN), start() says which, by that name. */
@@ -47,9 +43,6 @@ export interface SlackAdapterOptions {
   routes?: HttpRoute[];
 }
 
-/** A card being looked for is in its own session's thread; a thread longer than this is read no further. */
-const CARD_SEARCH_PAGES = 5;
-const CARD_SEARCH_PAGE_SIZE = 200;
 /** Events, interactivity and slash commands all arrive here, as Slack's app manifest says. */
 const EVENTS_PATH = "/slack/events";
 
@@ -66,11 +59,8 @@ export class SlackAdapter implements ServingAdapter {
   /** Socket Mode's WebSocket client, whose connection state /readyz reports; absent in HTTP mode. */
   private readonly socket: SocketModeReceiver["client"] | undefined;
   private socketUp = false;
-  /** Turns whose thread shows "is thinking…" now. */
-  private readonly busyTurns = new Set<string>();
+  private readonly threadStatus: ThreadStatus;
   private readonly gate = new EventAckGate();
-  /** Channels where Slack refused assistant.threads.setStatus (not assistant threads). */
-  private readonly statusRefused = new Set<string>();
   private listeningPort: number | undefined;
   private started = false;
 
@@ -91,16 +81,7 @@ export class SlackAdapter implements ServingAdapter {
       : undefined;
     this.socket = socketReceiver?.client;
     this.socket?.on("connected", () => (this.socketUp = true));
-    // Bolt's receiver acknowledges an event's envelope before its listener runs, with the `ack` the client hands it
-    // in its "slack_event" emission; that ack is swapped, as the client emits it, for one the gate holds until stored.
-    const socket = this.socket;
-    if (socket) {
-      const emit = socket.emit.bind(socket);
-      socket.emit = ((name: string, ...args: unknown[]) => {
-        if (name === "slack_event") args[0] = this.heldSocketAck(args[0] as SocketEvent);
-        return emit(name, ...args);
-      }) as typeof socket.emit;
-    }
+    if (this.socket) holdSocketAcks(this.socket, this.gate, options.logger);
     for (const state of ["disconnected", "reconnecting"]) this.socket?.on(state, () => (this.socketUp = false));
     this.app = new App({
       // Not `token`: Bolt would send it in the body of its own auth.test. The identity comes from start() instead.
@@ -114,6 +95,7 @@ export class SlackAdapter implements ServingAdapter {
       receiver: socketReceiver ?? httpReceiver(options.signingSecret, logger, options.routes ?? [], this.gate),
     });
     this.actors = new ActorDirectory(this.client, options.logger);
+    this.threadStatus = new ThreadStatus(this.client, options.logger);
   }
 
   /** The port actually listened on (useful with port 0). */
@@ -144,17 +126,6 @@ export class SlackAdapter implements ServingAdapter {
     const server = (await this.app.start({ port: this.options.port, host: this.options.host })) as Server;
     this.started = true;
     this.listeningPort = (server.address() as AddressInfo).port;
-  }
-
-  /** The client's emission with its `ack` held by the gate when it carries a message or a mention. */
-  private heldSocketAck(event: SocketEvent): SocketEvent {
-    const eventId = heldEventId(event.body);
-    if (!eventId) return event;
-    const ack = event.ack;
-    const logger = this.options.logger;
-    const send = (response?: unknown) => () =>
-      void ack(response).catch((error: unknown) => logger.warn({ error: errorCode(error) }, "slack-socket-ack failed"));
-    return { ...event, ack: async (response?: unknown) => this.gate.hold(eventId, send(response)) };
   }
 
   async stop(): Promise<void> {
@@ -191,31 +162,8 @@ export class SlackAdapter implements ServingAdapter {
   private async findCard(card: CardView): Promise<SlackCardRef | undefined> {
     const botId = this.identity?.botId;
     if (!botId) return undefined;
-    const ts = await this.searchThread(card.conversation, (messages) => findCardTs(messages, card.askId, botId));
+    const ts = await searchThread(this.client, card.conversation, (messages) => findCardTs(messages, card.askId, botId));
     return ts ? { channel: card.conversation.channel, ts } : undefined;
-  }
-
-  /** Reads the thread's messages with their metadata, page by page, until `pick` finds one. */
-  private async searchThread(
-    conversation: ConversationRef,
-    pick: (messages: readonly unknown[]) => string | undefined,
-  ): Promise<string | undefined> {
-    const { channel, thread } = conversation;
-    let cursor: string | undefined;
-    for (let page = 0; page < CARD_SEARCH_PAGES; page++) {
-      const response = await this.client.conversations
-        .replies({ channel, ts: thread, include_all_metadata: true, limit: CARD_SEARCH_PAGE_SIZE, ...(cursor ? { cursor } : {}) })
-        .catch((error: unknown) => {
-          // No thread (its first message was deleted) holds no card; any other failure is retried by the sweeper.
-          if (errorCode(error) === "thread_not_found") return { messages: [], response_metadata: { next_cursor: "" } };
-          throw error;
-        });
-      const ts = pick(response.messages ?? []);
-      if (ts) return ts;
-      cursor = response.response_metadata?.next_cursor;
-      if (!cursor) return undefined;
-    }
-    return undefined;
   }
 
   async settleCard(card: CardView, settlement: Settlement): Promise<void> {
@@ -236,7 +184,7 @@ export class SlackAdapter implements ServingAdapter {
       replyKey &&
       options.mayExist &&
       botId &&
-      (await this.searchThread(conversation, (messages) => findReplyTs(messages, replyKey, botId)))
+      (await searchThread(this.client, conversation, (messages) => findReplyTs(messages, replyKey, botId)))
     )
       return;
     const names = new Map<string, string>();
@@ -283,12 +231,7 @@ export class SlackAdapter implements ServingAdapter {
     const previous = this.progressMessages.get(progress.turnKey);
     // Nothing was shown for this turn (a Stop before any step, or a restart since): there is nothing to end.
     if (progress.done && previous === undefined) return;
-    const busy = !progress.done && progress.waiting !== true;
-    if (busy !== this.busyTurns.has(progress.turnKey)) {
-      if (busy) this.busyTurns.add(progress.turnKey);
-      else this.busyTurns.delete(progress.turnKey);
-      await this.setThreadStatus(progress.conversation, busy ? "is thinking…" : "");
-    }
+    await this.threadStatus.show(progress.turnKey, progress.conversation, !progress.done && progress.waiting !== true);
     const { channel, thread } = progress.conversation;
     const posted = (async () => {
       const ts = await previous;
@@ -306,21 +249,6 @@ export class SlackAdapter implements ServingAdapter {
         posted.catch(() => undefined),
       );
     await posted;
-  }
-
-  /**
-   * The "is thinking…" line under the thread. Slack allows it only in assistant threads (an app's DMs); a channel
-   * where Slack refused it once is not asked again, so ordinary channels cost no call for it.
-   */
-  private async setThreadStatus(conversation: ConversationRef, status: string): Promise<void> {
-    if (this.statusRefused.has(conversation.channel)) return;
-    try {
-      await this.client.assistant.threads.setStatus({ channel_id: conversation.channel, thread_ts: conversation.thread, status });
-    } catch (error) {
-      // Only Slack's own answer says "not here"; a network error says nothing about the channel.
-      if ((error as { code?: string }).code === webApi.ErrorCode.PlatformError) this.statusRefused.add(conversation.channel);
-      this.options.logger.debug({ error: errorCode(error) }, "slack-thread-status refused");
-    }
   }
 }
 

@@ -1,5 +1,6 @@
 import type pg from "pg";
-import type { AskStatus, PurgeCounts, SessionFilter, SessionStatus, StoreStats } from "../../src/ports/session-store.js";
+import type { PurgeCounts, SessionFilter, StoreStats } from "../../src/ports/maintenance-store.js";
+import type { AskStatus, SessionStatus } from "../../src/ports/session-store.js";
 import { translated } from "./postgres-errors.js";
 import { run, type Statement } from "./postgres-pool.js";
 import type { SessionRow } from "./postgres-rows.js";

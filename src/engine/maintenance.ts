@@ -1,9 +1,10 @@
 import type { AskResult } from "../ask/result.js";
 import type { Logger } from "../logger.js";
+import type { MaintenanceStore } from "../ports/maintenance-store.js";
 import { ZERO_USAGE } from "../ports/model-client.js";
 import type { PlatformAdapter } from "../ports/platform-adapter.js";
 import { rich } from "../ports/rich-text.js";
-import type { MaintenanceStore, PendingReply, Session, SessionStore } from "../ports/session-store.js";
+import type { PendingReply, Session, SessionStore } from "../ports/session-store.js";
 import type { AskResolver } from "./ask-resolver.js";
 import type { CardDesk } from "./card-desk.js";
 import type { ElicitationDesk } from "./elicitation-desk.js";

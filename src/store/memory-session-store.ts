@@ -1,3 +1,4 @@
+import type { PurgeCounts, SessionFilter, Storage, StoreStats } from "../ports/maintenance-store.js";
 import type { ChatMessage, ToolResultBlock } from "../ports/model-client.js";
 import {
   type Ask,
@@ -9,15 +10,11 @@ import {
   type NewSession,
   type NewToolCall,
   type PendingReply,
-  type PurgeCounts,
   type Session,
-  type SessionFilter,
   type SessionStatus,
   type StartOrQueue,
   type Step,
   type StepResult,
-  type Storage,
-  type StoreStats,
   type ToolCallRecord,
   type TurnLease,
 } from "../ports/session-store.js";

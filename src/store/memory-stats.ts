@@ -1,4 +1,5 @@
-import type { Ask, Session, StoreStats } from "../ports/session-store.js";
+import type { StoreStats } from "../ports/maintenance-store.js";
+import type { Ask, Session } from "../ports/session-store.js";
 
 /** `/parley stats` over the in-memory store's rows. */
 export function computeStats(sessions: Iterable<Session>, asks: Iterable<Ask>): StoreStats {

@@ -4,8 +4,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { loadMigrations } from "../../db/postgres/migrate.js";
 import { PostgresSessionStore, type PostgresStoreOptions } from "../../db/postgres/postgres-session-store.js";
 import { parseAskSpec } from "../../src/ask/spec.js";
+import type { Storage } from "../../src/ports/maintenance-store.js";
 import type { ChatMessage } from "../../src/ports/model-client.js";
-import type { AskResolution, Storage } from "../../src/ports/session-store.js";
+import type { AskResolution } from "../../src/ports/session-store.js";
 import { MemorySessionStore } from "../../src/store/memory-session-store.js";
 import { sessionStoreContract } from "./session-store.contract.js";
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { parseAskSpec } from "../../src/ask/spec.js";
+import type { Storage } from "../../src/ports/maintenance-store.js";
 import type { ChatMessage } from "../../src/ports/model-client.js";
-import type { ConversationRef, SessionStatus, Storage } from "../../src/ports/session-store.js";
+import type { ConversationRef, SessionStatus } from "../../src/ports/session-store.js";
 import { SESSION_TRANSITIONS, type SessionEvent } from "../../src/store/transitions.js";
 
 const CONVERSATION: ConversationRef = { platform: "slack", workspace: "T1", channel: "C1", thread: "171.1" };
