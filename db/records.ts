@@ -62,6 +62,7 @@ const isSpec: Guard = (value) =>
   typeof value.timeoutSeconds === "number" &&
   typeof value.allowOther === "boolean" &&
   (value.detached === undefined || value.detached === true) &&
+  (value.external === undefined || (isRecord(value.external) && arrayOf(isString)(value.external.answerers))) &&
   (value.approval === undefined ||
     (isRecord(value.approval) &&
       isString(value.approval.tool) &&

@@ -26,6 +26,7 @@ export class SqliteAdminQueries {
       purgeable: db.prepare<[number], { id: string }>("SELECT id FROM sessions WHERE status IN ('idle', 'failed') AND updated_at < ?"),
       deleteMessages: db.prepare("DELETE FROM messages WHERE session_id = ?"),
       deleteAsks: db.prepare("DELETE FROM asks WHERE session_id = ?"),
+      deleteApiAsks: db.prepare("DELETE FROM api_asks WHERE ask_id IN (SELECT id FROM asks WHERE session_id = ?)"),
       deleteQueued: db.prepare("DELETE FROM queued_messages WHERE session_id = ?"),
       deleteToolCalls: db.prepare("DELETE FROM tool_calls WHERE session_id = ?"),
       deleteSession: db.prepare("DELETE FROM sessions WHERE id = ? AND status IN ('idle', 'failed')"),
@@ -79,6 +80,7 @@ export class SqliteAdminQueries {
         const counts = { sessions: 0, messages: 0, asks: 0 };
         for (const { id } of this.statements.purgeable.all(before)) {
           counts.messages += this.statements.deleteMessages.run(id).changes;
+          this.statements.deleteApiAsks.run(id);
           counts.asks += this.statements.deleteAsks.run(id).changes;
           this.statements.deleteQueued.run(id);
           this.statements.deleteToolCalls.run(id);

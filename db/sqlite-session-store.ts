@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import type { ExternalAsk, ExternalCreate, NewExternalAsk, StoredToken } from "../src/ports/api-store.js";
 import type { PurgeCounts, SessionFilter, Storage, StoreStats } from "../src/ports/maintenance-store.js";
 import type { ChatMessage, ToolResultBlock } from "../src/ports/model-client.js";
 import type {
@@ -33,6 +34,7 @@ import {
   writeToolResult,
 } from "./records.js";
 import { SqliteAdminQueries } from "./sqlite-admin-queries.js";
+import { SqliteApiStore } from "./sqlite-api-store.js";
 import { translateStoreErrors } from "./sqlite-errors.js";
 
 interface SessionRow {
@@ -130,11 +132,13 @@ export class SqliteSessionStore implements Storage {
   readonly db: Database.Database;
   private readonly statements;
   private readonly admin: SqliteAdminQueries;
+  private readonly api: SqliteApiStore;
 
   constructor(pathOrDatabase: string | Database.Database, options: { busyTimeoutMs?: number } = {}) {
     this.db = typeof pathOrDatabase === "string" ? openDatabase(pathOrDatabase, options) : pathOrDatabase;
     const db = this.db;
     this.admin = new SqliteAdminQueries(db);
+    this.api = new SqliteApiStore(db, toAsk);
     this.statements = {
       claimEvent: db.prepare("INSERT OR IGNORE INTO processed_events (event_id, at) VALUES (?, ?)"),
       hasEvent: db.prepare<[string], { found: number }>("SELECT 1 AS found FROM processed_events WHERE event_id = ?"),
@@ -241,6 +245,7 @@ export class SqliteSessionStore implements Storage {
         "SELECT * FROM asks WHERE status = 'pending' AND deadline <= ? AND card_ref IS NOT NULL ORDER BY deadline LIMIT ?",
       ),
       requestStop: db.prepare("UPDATE sessions SET stop_requested = 1 WHERE id = ?"),
+      waitOnExternal: db.prepare<[number, string]>("UPDATE sessions SET status = 'waiting', updated_at = ? WHERE id = ?"),
       countRecovery: db.prepare<[string], { recovery_attempts: number }>(
         "UPDATE sessions SET recovery_attempts = recovery_attempts + 1 WHERE id = ? RETURNING recovery_attempts",
       ),
@@ -475,6 +480,66 @@ export class SqliteSessionStore implements Storage {
       deadline: ask.deadline,
       now,
     });
+  }
+
+  async createExternalAsk(input: NewExternalAsk): Promise<ExternalCreate> {
+    return this.db
+      .transaction((): ExternalCreate => {
+        const earlier = input.idempotencyKey === null ? undefined : this.api.byIdempotencyKey(input.token, input.idempotencyKey);
+        if (earlier) return { kind: "replayed", external: earlier };
+        const { conversation, id, ownerId } = input.session;
+        const key = conversationKey(conversation);
+        // A thread with a session keeps it (the insert is ignored); only an idle or failed one may wait on this ask.
+        this.statements.insertSession.run({ id, key, ...conversation, owner: ownerId, now: input.now });
+        const session = this.statements.sessionByKey.get(key)!;
+        if (session.status !== "idle" && session.status !== "failed") return { kind: "busy" };
+        const { ask } = input;
+        this.statements.insertAsk.run({
+          id: ask.id,
+          sessionId: session.id,
+          toolUseId: ask.toolUseId,
+          spec: writeSpec(ask.spec),
+          siblings: JSON.stringify(ask.siblingResults),
+          deadline: ask.deadline,
+          now: input.now,
+        });
+        this.statements.waitOnExternal.run(input.now, session.id);
+        this.api.insert({ ...input, askId: ask.id });
+        return { kind: "created", askId: ask.id, sessionId: session.id };
+      })
+      .immediate();
+  }
+
+  async getExternalAsk(askId: string): Promise<ExternalAsk | undefined> {
+    return this.api.get(askId);
+  }
+
+  async findByIdempotencyKey(token: string, key: string): Promise<ExternalAsk | undefined> {
+    return this.api.byIdempotencyKey(token, key);
+  }
+
+  async listDueCallbacks(now: number, limit: number): Promise<Array<{ external: ExternalAsk; ask: Ask }>> {
+    return this.api.due(now, limit);
+  }
+
+  async takeCallback(askId: string, now: number, retryAt: number): Promise<number | undefined> {
+    return this.api.take(askId, now, retryAt);
+  }
+
+  async finishCallback(askId: string, outcome: string, now: number): Promise<void> {
+    this.api.finish(askId, outcome, now);
+  }
+
+  async saveToken(token: StoredToken): Promise<boolean> {
+    return this.api.saveToken(token);
+  }
+
+  async revokeToken(name: string, now: number): Promise<boolean> {
+    return this.api.revokeToken(name, now);
+  }
+
+  async listTokens(): Promise<StoredToken[]> {
+    return this.api.listTokens();
   }
 
   async askForToolUse(sessionId: string, toolUseId: string): Promise<Ask | undefined> {

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { apiTokensProblem, parseApiTokens } from "./api/api-tokens.js";
 import { DEFAULT_MODEL_RETRY_MAX_S } from "./loop/call-model.js";
 import { ConfigError } from "./ports/errors.js";
 import { parsePolicyRules } from "./tools/tool-policy.js";
@@ -65,6 +66,15 @@ const configShape = {
   }),
   TOOL_TIMEOUT_S: integer(120, 1, 3600),
   TOOL_RESULT_MAX_CHARS: integer(50_000, 1000, 1_000_000),
+  API_TOKENS: optionalText.transform((value, context) => {
+    const problem = apiTokensProblem(value ?? "");
+    if (problem) {
+      context.addIssue({ code: "custom", message: problem });
+      return z.NEVER;
+    }
+    return parseApiTokens(value);
+  }),
+  API_RATE_LIMIT: integer(120, 1, 100_000),
   LOG_LEVEL: optionalText
     .transform((value) => (value ?? "info").toLowerCase())
     .pipe(z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"])),

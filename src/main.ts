@@ -1,7 +1,11 @@
 import { dirname, join } from "node:path";
 import { AnthropicModelClient } from "../adapters/anthropic/anthropic-model-client.js";
+import { apiRoutes } from "../adapters/http/api-routes.js";
+import { fetchCallbackSender } from "../adapters/http/callback-sender.js";
 import { healthRoutes } from "../adapters/http/health-routes.js";
-import { startHealthServer } from "../adapters/http/health-server.js";
+import { startHttpServer } from "../adapters/http/http-server.js";
+import { mcpRoute } from "../adapters/http/mcp-endpoint.js";
+import { RateLimit } from "../adapters/http/rate-limit.js";
 import { standardInputUsable } from "../adapters/terminal/standard-input.js";
 import { TerminalAdapter } from "../adapters/terminal/terminal-adapter.js";
 import { openStorage } from "../db/open-storage.js";
@@ -17,9 +21,10 @@ import { listenFailure } from "./listen-failure.js";
 import { createFileLogger, createLogger, type Logger } from "./logger.js";
 import { buildSystemPrompt } from "./loop/system-prompt.js";
 import { CURRENT_TIME_TOOL } from "./loop/tools.js";
+import type { AskApi } from "./ports/ask-api.js";
 import type { ServingAdapter } from "./ports/conversation.js";
 import { ConfigError, StartError } from "./ports/errors.js";
-import type { HealthProbe } from "./ports/health.js";
+import type { HttpRoute } from "./ports/http-route.js";
 import type { ToolProvider } from "./ports/tool-provider.js";
 import { TOOL_POLICY_SETTING, ToolRules } from "./tools/tool-rules.js";
 
@@ -35,7 +40,10 @@ async function main(): Promise<void> {
   const logger = logFile ? openLogFile(config.LOG_LEVEL, logFile, config.LOG_FILE !== undefined) : createLogger(config.LOG_LEVEL);
   let platforms: ServingAdapter[] = [];
   const health = createHealthProbe({ ping: () => store.ping(), platforms: () => platforms });
-  platforms = await platformAdapters(config, logger, health);
+  // The API's routes reach the engine, which needs the adapters first: they are bound once it exists.
+  let api: AskApi | undefined;
+  const routes = [...healthRoutes(health), ...httpApiRoutes(() => api, config, logger)];
+  platforms = await platformAdapters(config, logger, routes);
   const model = new AnthropicModelClient({
     // A compatible server behind ANTHROPIC_BASE_URL may need no key; the SDK still wants one.
     apiKey: config.ANTHROPIC_API_KEY ?? "unused",
@@ -61,8 +69,11 @@ async function main(): Promise<void> {
     systemPrompt: buildSystemPrompt(teamInstructions(config)),
     settings,
     adminUserIds: config.ADMIN_USER_IDS,
+    apiTokens: config.API_TOKENS,
+    callbackSender: fetchCallbackSender,
   });
-  const admin = new AdminCommands({ engine, store, settings, toolRules });
+  api = engine.api;
+  const admin = new AdminCommands({ engine, store, settings, toolRules, envTokenNames: config.API_TOKENS.map((token) => token.name) });
   const onCommand = admin.run.bind(admin);
 
   let stopping = false;
@@ -72,7 +83,7 @@ async function main(): Promise<void> {
     logger.info({ reason }, "shutdown-started");
     // Stop taking new work first, then let in-flight turns finish or reach their next checkpoint.
     for (const adapter of platforms) await adapter.stop().catch((error: unknown) => logger.warn({ err: error }, "adapter-stop failed"));
-    await healthServer?.close();
+    await httpServer?.close();
     await engine.close();
     await toolProvider?.close();
     await store.close();
@@ -84,11 +95,11 @@ async function main(): Promise<void> {
 
   // Servers start (or fail, and retry by themselves) before recovery, so a recovered turn finds its tools.
   await toolProvider?.start();
-  // Slack in HTTP mode answers /healthz and /readyz on its own listener; Socket Mode and Discord need one for them.
+  // Slack in HTTP mode serves health and the API on its own listener; Socket Mode and Discord need one for them.
   const slackListens = config.SLACK_BOT_TOKEN !== undefined && config.SLACK_APP_TOKEN === undefined;
-  const healthServer =
+  const httpServer =
     platforms.length > 0 && !slackListens
-      ? await startHealthServer(health, config.PORT, config.HOST).catch((error: unknown) => {
+      ? await startHttpServer(routes, config.PORT, config.HOST).catch((error: unknown) => {
           throw listenFailure(error, { port: config.PORT, host: config.HOST });
         })
       : undefined;
@@ -138,7 +149,7 @@ async function mcpToolProvider(config: Config, logger: Logger): Promise<ToolProv
 }
 
 /** Platform SDKs are imported only when configured: the terminal starts without loading Bolt or discord.js. */
-async function platformAdapters(config: Config, logger: Logger, health: HealthProbe): Promise<ServingAdapter[]> {
+async function platformAdapters(config: Config, logger: Logger, routes: HttpRoute[]): Promise<ServingAdapter[]> {
   const adapters: ServingAdapter[] = [];
   if (config.SLACK_BOT_TOKEN) {
     const { SlackAdapter } = await import("../adapters/slack/slack-adapter.js");
@@ -152,7 +163,7 @@ async function platformAdapters(config: Config, logger: Logger, health: HealthPr
         port: config.PORT,
         host: config.HOST,
         logger,
-        routes: healthRoutes(health),
+        routes,
       }),
     );
   }
@@ -170,6 +181,17 @@ async function platformAdapters(config: Config, logger: Logger, health: HealthPr
     );
   }
   return adapters;
+}
+
+/** `/v1/asks` and `/mcp`; the routes exist before the engine (Slack's listener takes them), and reach it once built. */
+function httpApiRoutes(api: () => AskApi | undefined, config: Config, logger: Logger): HttpRoute[] {
+  const bound = () => {
+    const engineApi = api();
+    if (!engineApi) throw new Error("the API is not ready yet");
+    return engineApi;
+  };
+  const options = { api: bound, rateLimit: new RateLimit(config.API_RATE_LIMIT), logger };
+  return [...apiRoutes(options), mcpRoute(options)];
 }
 
 function settingsFrom(config: Config): EngineSettings {

@@ -16,7 +16,7 @@ import {
 } from "discord.js";
 import type { AdminHandler, Conversation, ServingAdapter } from "../../src/ports/conversation.js";
 import type { Logger } from "../../src/ports/logger.js";
-import type { CardView, PostCardOptions, ProgressView, ReplyOptions, Settlement } from "../../src/ports/platform-adapter.js";
+import type { AskPlace, CardView, PostCardOptions, ProgressView, ReplyOptions, Settlement } from "../../src/ports/platform-adapter.js";
 import type { RichText } from "../../src/ports/rich-text.js";
 import type { ConversationRef } from "../../src/ports/session-store.js";
 import { AnswerDrafts } from "./answer-drafts.js";
@@ -29,6 +29,7 @@ import { gatewayRefusal, loginRefusal } from "./gateway-refusal.js";
 import { InteractionRouter } from "./interaction-router.js";
 import { PARLEY_COMMAND_NAME, runParleyCommand } from "./parley-command.js";
 import { PLATFORM, routeMessage } from "./parse-message.js";
+import { placeDiscordAsk } from "./place-ask.js";
 import { type DiscordMessageBody, renderCard } from "./render-card.js";
 import { renderSettledCard } from "./render-settlement.js";
 import { SeenIds } from "./seen-ids.js";
@@ -237,6 +238,10 @@ export class DiscordAdapter implements ServingAdapter {
     }
     const message = await this.send(channelId, { content, components, allowed_mentions: NO_MENTIONS });
     if (!progress.done) this.progressMessages.set(progress.turnKey, { channelId, messageId: message.id });
+  }
+
+  placeAsk(place: AskPlace): Promise<ConversationRef> {
+    return placeDiscordAsk(this.client.rest, place, toDiscordMarkdown(place.opener));
   }
 
   private async send(

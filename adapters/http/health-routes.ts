@@ -20,19 +20,3 @@ export function healthRoutes(probe: HealthProbe): HttpRoute[] {
     { path: HEALTH_PATHS.ready, handler: handler("ready") },
   ];
 }
-
-/** The request handler of a listener that serves only health: everything else is 404. */
-export function healthHandler(probe: HealthProbe): (request: IncomingMessage, response: ServerResponse) => void {
-  return (request, response) => {
-    const path = (request.url ?? "").split("?")[0];
-    const which = path === HEALTH_PATHS.live ? "live" : path === HEALTH_PATHS.ready ? "ready" : undefined;
-    if (request.method !== "GET" || which === undefined) {
-      response.writeHead(404).end();
-      return;
-    }
-    answerHealth(probe, which, response).catch(() => {
-      if (!response.headersSent) response.writeHead(500);
-      response.end();
-    });
-  };
-}

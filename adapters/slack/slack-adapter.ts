@@ -4,7 +4,7 @@ import { App, HTTPReceiver, SocketModeReceiver, webApi } from "@slack/bolt";
 import type { AdminHandler, Conversation, ServingAdapter } from "../../src/ports/conversation.js";
 import type { HttpRoute } from "../../src/ports/http-route.js";
 import type { Logger } from "../../src/ports/logger.js";
-import type { CardView, PostCardOptions, ProgressView, ReplyOptions, Settlement } from "../../src/ports/platform-adapter.js";
+import type { AskPlace, CardView, PostCardOptions, ProgressView, ReplyOptions, Settlement } from "../../src/ports/platform-adapter.js";
 import type { RichText } from "../../src/ports/rich-text.js";
 import type { ConversationRef } from "../../src/ports/session-store.js";
 import { ActorDirectory, errorCode } from "./actor-directory.js";
@@ -14,6 +14,7 @@ import { readCardRef, type SlackCardRef, writeCardRef } from "./card-ref.js";
 import { EventAckGate, holdSocketAcks } from "./event-ack-gate.js";
 import { splitMrkdwn } from "./markdown-to-mrkdwn.js";
 import { mentionedUserIds, modelMessages } from "./model-message.js";
+import { placeSlackAsk } from "./place-ask.js";
 import { mentionsRefusedToken, refusedToken } from "./refused-token.js";
 import { renderCard } from "./render-card.js";
 import { renderProgress } from "./render-progress.js";
@@ -39,7 +40,7 @@ export interface SlackAdapterOptions {
   logger: Logger;
   /** Web API retries; the default keeps Slack's own (10 over about half an hour). Tests pass a small one. */
   retryConfig?: webApi.RetryOptions;
-  /** More GET routes on the HTTP listener in HTTP mode: /healthz and /readyz. (Socket Mode opens no listener.) */
+  /** More routes on the HTTP listener in HTTP mode: /healthz, /readyz and the API. (Socket Mode opens no listener.) */
   routes?: HttpRoute[];
 }
 
@@ -166,6 +167,11 @@ export class SlackAdapter implements ServingAdapter {
     return ts ? { channel: card.conversation.channel, ts } : undefined;
   }
 
+  async placeAsk(place: AskPlace): Promise<ConversationRef> {
+    if (!this.identity) throw new Error("the Slack adapter has not started");
+    return placeSlackAsk(this.client, this.identity.teamId, place);
+  }
+
   async settleCard(card: CardView, settlement: Settlement): Promise<void> {
     const reference = readCardRef(card.cardRef);
     if (!reference) {
@@ -268,7 +274,7 @@ function httpReceiver(
     logger,
     endpoints: [EVENTS_PATH],
     bodyLimit: SLACK_MAX_BODY_BYTES,
-    customRoutes: routes.map((route) => ({ path: route.path, method: ["GET"], handler: route.handler })),
+    customRoutes: routes.map((route) => ({ path: route.path, method: [...(route.methods ?? ["GET"])], handler: route.handler })),
   });
   receiver.requestListener = guardSlackRequests(receiver.requestListener, {
     path: EVENTS_PATH,

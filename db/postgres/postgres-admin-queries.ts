@@ -28,11 +28,13 @@ const STATS: Statement = {
 
 // FOR UPDATE re-checks the status of a session that changed meanwhile: one that just started a turn is skipped,
 // and a turn cannot start on a session while it is being deleted.
+// The API's record of an ask goes with the ask: its callback is owed to nobody once the ask is gone.
 const PURGE: Statement = {
   name: "parley-purge-ended",
   text: `WITH purgeable AS (SELECT id FROM sessions WHERE status IN ('idle', 'failed') AND updated_at < $1 FOR UPDATE),
     deleted_messages AS (DELETE FROM messages WHERE session_id IN (SELECT id FROM purgeable) RETURNING 1),
-    deleted_asks AS (DELETE FROM asks WHERE session_id IN (SELECT id FROM purgeable) RETURNING 1),
+    deleted_asks AS (DELETE FROM asks WHERE session_id IN (SELECT id FROM purgeable) RETURNING id),
+    deleted_api_asks AS (DELETE FROM api_asks WHERE ask_id IN (SELECT id FROM deleted_asks) RETURNING 1),
     deleted_queued AS (DELETE FROM queued_messages WHERE session_id IN (SELECT id FROM purgeable) RETURNING 1),
     deleted_tool_calls AS (DELETE FROM tool_calls WHERE session_id IN (SELECT id FROM purgeable) RETURNING 1),
     deleted_sessions AS (DELETE FROM sessions WHERE id IN (SELECT id FROM purgeable) RETURNING 1)

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import type { ExternalAsk, ExternalCreate, NewExternalAsk, StoredToken } from "../../src/ports/api-store.js";
 import type { PurgeCounts, SessionFilter, Storage, StoreStats } from "../../src/ports/maintenance-store.js";
 import type { ChatMessage, ToolResultBlock } from "../../src/ports/model-client.js";
 import type {
@@ -21,6 +22,7 @@ import type {
 import { conversationKey } from "../../src/ports/session-store.js";
 import { migrate } from "./migrate.js";
 import { PostgresAdminQueries } from "./postgres-admin-queries.js";
+import { PostgresApiStore } from "./postgres-api-store.js";
 import { translated } from "./postgres-errors.js";
 import { createPool, type PoolOptions, run, type Statement, transaction } from "./postgres-pool.js";
 import {
@@ -48,9 +50,11 @@ export type PostgresStoreOptions = PoolOptions;
  */
 export class PostgresSessionStore implements Storage {
   private readonly admin: PostgresAdminQueries;
+  private readonly api: PostgresApiStore;
 
   private constructor(readonly pool: pg.Pool) {
     this.admin = new PostgresAdminQueries(pool);
+    this.api = new PostgresApiStore(pool);
   }
 
   /** Connects, applies pending migrations (once across processes), and returns the store. */
@@ -336,6 +340,42 @@ export class PostgresSessionStore implements Storage {
 
   async saveSetting(key: string, value: string): Promise<void> {
     await this.admin.saveSetting(key, value);
+  }
+
+  async createExternalAsk(input: NewExternalAsk): Promise<ExternalCreate> {
+    return this.api.createExternalAsk(input);
+  }
+
+  async getExternalAsk(askId: string): Promise<ExternalAsk | undefined> {
+    return this.api.getExternalAsk(askId);
+  }
+
+  async findByIdempotencyKey(token: string, key: string): Promise<ExternalAsk | undefined> {
+    return this.api.findByIdempotencyKey(token, key);
+  }
+
+  async listDueCallbacks(now: number, limit: number): Promise<Array<{ external: ExternalAsk; ask: Ask }>> {
+    return this.api.listDueCallbacks(now, limit);
+  }
+
+  async takeCallback(askId: string, now: number, retryAt: number): Promise<number | undefined> {
+    return this.api.takeCallback(askId, now, retryAt);
+  }
+
+  async finishCallback(askId: string, outcome: string, now: number): Promise<void> {
+    await this.api.finishCallback(askId, outcome, now);
+  }
+
+  async saveToken(token: StoredToken): Promise<boolean> {
+    return this.api.saveToken(token);
+  }
+
+  async revokeToken(name: string, now: number): Promise<boolean> {
+    return this.api.revokeToken(name, now);
+  }
+
+  async listTokens(): Promise<StoredToken[]> {
+    return this.api.listTokens();
   }
 
   /** Ends the pool; waits for checked-out connections to come back. Safe to call twice. */

@@ -2,6 +2,7 @@ import { type AnswerInput, answerFromText } from "../ask/answer.js";
 import { describeAnswer } from "../ask/describe.js";
 import type { Engine } from "../engine/engine.js";
 import type { RuntimeSettings } from "../engine/settings.js";
+import type { ApiStore } from "../ports/api-store.js";
 import type { Actor, AdminReply, AdminRequest, AnswerOutcome } from "../ports/conversation.js";
 import type { AdminQueries } from "../ports/maintenance-store.js";
 import { answerNotice } from "../ports/notices.js";
@@ -12,13 +13,16 @@ import { TOOL_POLICY_SETTING, type ToolRules } from "../tools/tool-rules.js";
 import { describeDuration, sessionRow, statusWord, truncate } from "./format.js";
 import { type AdminCommand, CONFIG_KEYS, parseCommand, USAGE } from "./parse-command.js";
 import { applySetting, CONFIG_FIELDS } from "./runtime-settings.js";
+import { runTokenCommand } from "./token-commands.js";
 
 export const SESSIONS_PAGE_SIZE = 10;
 
 export interface AdminCommandsDependencies {
   engine: Pick<Engine, "answer" | "cancel" | "stop" | "retry" | "isAdmin" | "catalog">;
-  store: SessionStore & AdminQueries;
+  store: SessionStore & AdminQueries & ApiStore;
   settings: RuntimeSettings;
+  /** API_TOKENS' names, which `/parley tokens` lists but leaves to the environment. */
+  envTokenNames?: readonly string[];
   /** Tool policy rules; `/parley tools policy` adds to them. */
   toolRules?: ToolRules;
   clock?: () => number;
@@ -33,7 +37,8 @@ interface Handled {
 /** `/parley`: platform-neutral parsing, authorization and handlers. Adapters only carry text in and out. */
 export class AdminCommands {
   private readonly engine: AdminCommandsDependencies["engine"];
-  private readonly store: SessionStore & AdminQueries;
+  private readonly store: SessionStore & AdminQueries & ApiStore;
+  private readonly envTokenNames: readonly string[];
   private readonly settings: RuntimeSettings;
   private readonly toolRules: ToolRules | undefined;
   private readonly clock: () => number;
@@ -42,6 +47,7 @@ export class AdminCommands {
     this.engine = deps.engine;
     this.toolRules = deps.toolRules;
     this.store = deps.store;
+    this.envTokenNames = deps.envTokenNames ?? [];
     this.settings = deps.settings;
     this.clock = deps.clock ?? Date.now;
   }
@@ -98,6 +104,8 @@ export class AdminCommands {
         return this.config(command.key, command.value);
       case "tools":
         return command.rule ? this.setToolPolicy(command.rule) : { reply: this.tools(), target: "-", outcome: "ok" };
+      case "tokens":
+        return runTokenCommand(command.command, actor, { store: this.store, envTokenNames: this.envTokenNames, clock: this.clock });
       case "purge": {
         const counts = await this.store.purgeEnded(this.clock() - command.olderThanDays * 86_400_000);
         return {

@@ -1,3 +1,4 @@
+import { API_OWNER_PREFIX } from "../api/api-tokens.js";
 import { code, mention, place, type RichText, rich, untrusted } from "../ports/rich-text.js";
 import type { Ask, Session } from "../ports/session-store.js";
 
@@ -21,7 +22,11 @@ export function truncate(text: string, max: number): string {
 }
 
 export function sessionRow(session: Session, ask: Ask | undefined, now: number): RichText {
-  const row = rich`• ${code(session.id)} · ${place(session.conversation)} · ${mention(session.ownerId)} · ${statusWord(session)} · ${describeDuration(now - session.createdAt)} old`;
+  // A session an API token opened is owned by `api:<token name>`: shown as the token, not as a person.
+  const owner = session.ownerId.startsWith(API_OWNER_PREFIX)
+    ? rich`token ${code(session.ownerId.slice(API_OWNER_PREFIX.length))}`
+    : rich`${mention(session.ownerId)}`;
+  const row = rich`• ${code(session.id)} · ${place(session.conversation)} · ${owner} · ${statusWord(session)} · ${describeDuration(now - session.createdAt)} old`;
   if (!ask) return row;
   return rich`${row} · asks “${untrusted(truncate(ask.spec.question, 80))}” (${code(ask.id)}, ${describeDuration(ask.deadline - now)} left)`;
 }

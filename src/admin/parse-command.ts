@@ -1,5 +1,6 @@
 import type { SessionStatus } from "../ports/session-store.js";
 import { isPolicy, isPolicyPattern, type PolicyRule } from "../tools/tool-policy.js";
+import { parseTokenCommand, type TokenCommand } from "./token-commands.js";
 
 export const CONFIG_KEYS = ["ask-budget", "ask-timeout", "answer-policy", "max-iterations"] as const;
 export type ConfigKey = (typeof CONFIG_KEYS)[number];
@@ -14,6 +15,7 @@ export type AdminCommand =
   | { name: "config"; key?: ConfigKey; value?: string }
   | { name: "purge"; olderThanDays: number }
   | { name: "tools"; rule?: PolicyRule }
+  | { name: "tokens"; command: TokenCommand }
   | { name: "help" };
 
 export type ParseResult = { ok: true; command: AdminCommand } | { ok: false; error: string };
@@ -28,6 +30,7 @@ export const USAGE: Record<AdminCommand["name"], string> = {
   config: `/parley config [${CONFIG_KEYS.join("|")}] [value]`,
   purge: "/parley purge --older-than <days>",
   tools: "/parley tools [policy <pattern> <auto|ask|deny>]",
+  tokens: "/parley tokens [create <name>|revoke <name>]",
   help: "/parley help",
 };
 
@@ -92,6 +95,10 @@ export function parseCommand(text: string): ParseResult {
       if (!isPolicyPattern(pattern)) return usage("tools", "A pattern is letters, digits, _ - and * (for example files__*)");
       if (!isPolicy(policy)) return usage("tools", "The policy is auto, ask or deny");
       return { ok: true, command: { name: "tools", rule: { pattern, policy } } };
+    }
+    case "tokens": {
+      const command = parseTokenCommand(rest);
+      return command ? { ok: true, command: { name: "tokens", command } } : usage("tokens", "A name is lowercase letters, digits, - and _");
     }
     default:
       return { ok: false, error: `Unknown command "${head.slice(0, 40)}". Try /parley help.` };

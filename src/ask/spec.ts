@@ -60,6 +60,8 @@ export interface AskSpec {
   approval?: ApprovalFacts;
   /** An ask that does not suspend the turn (a server's elicitation during a call): answering it resumes nothing. */
   detached?: true;
+  /** An ask another program put through the API (DESIGN §12): who may answer it; empty, anyone who sees the card. */
+  external?: { answerers: string[] };
 }
 
 export type SpecResult = { ok: true; spec: AskSpec } | { ok: false; error: string };

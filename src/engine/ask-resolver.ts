@@ -6,6 +6,7 @@ import type { ChatMessage } from "../ports/model-client.js";
 import { type PlatformAdapter, type Settlement, turnKeyOf } from "../ports/platform-adapter.js";
 import { mention, rich } from "../ports/rich-text.js";
 import type { Ask, AskStatus, Session, SessionStore } from "../ports/session-store.js";
+import type { AskEndings } from "./ask-endings.js";
 import type { CardDesk } from "./card-desk.js";
 import type { ElicitationDesk } from "./elicitation-desk.js";
 import type { TurnRunner } from "./turn-runner.js";
@@ -27,6 +28,7 @@ export interface AskResolverDependencies {
   cards: CardDesk;
   turns: TurnRunner;
   elicitations: ElicitationDesk;
+  endings: AskEndings;
   adapterFor: (session: Session) => PlatformAdapter;
   isAdmin: (actor: Actor) => boolean;
   track: (task: () => Promise<void>) => void;
@@ -38,7 +40,7 @@ export interface AskResolverDependencies {
  * A Stop that ends the turn on an approval answers every call of the message `cancelled`, so no tool_use is left open.
  */
 function resultMessageOf(ask: Ask, resolution: Resolution): ChatMessage | null {
-  if (ask.spec.detached) return null;
+  if (ask.spec.detached || ask.spec.external) return null;
   if (ask.spec.type === "approval") {
     if (!resolution.stop) return null;
     const own = { type: "tool_result" as const, tool_use_id: ask.toolUseId, content: "cancelled", is_error: true };
@@ -65,7 +67,8 @@ export class AskResolver {
       answeredBy: actor?.id ?? null,
       resultMessage,
       // An elicitation's answer goes to the call waiting for it; the turn's state is not this claim's to change.
-      sessionStatus: ask.spec.detached ? null : stop ? "idle" : "running",
+      // An API ask's session waited on it alone: it goes back to idle, and the answer to whoever asked.
+      sessionStatus: ask.spec.detached ? null : stop || ask.spec.external ? "idle" : "running",
       ...(stop ? { outcome: "cancelled" as const } : {}),
       audit: {
         actor: actor?.id ?? "system",
@@ -80,6 +83,7 @@ export class AskResolver {
       const current = await this.deps.store.getAsk(ask.id);
       return { kind: "already-ended", status: current?.status ?? resolution.status };
     }
+    this.deps.endings.ended(won.id, resolution.result);
     const byAdmin = actor !== null && actor.id !== session.ownerId && this.deps.isAdmin(actor);
     const settlement: Settlement = {
       status: resolution.status,
@@ -95,6 +99,7 @@ export class AskResolver {
         : undefined;
     this.deps.track(async () => {
       await this.deps.cards.settle(won, session, settlement);
+      if (ask.spec.external) return;
       if (ask.spec.detached) this.deps.elicitations.settle(won, resolution.status, resolution.result.ok ? resolution.result.value : null);
       else if (stop) {
         const adapter = this.deps.adapterFor(session);

@@ -32,13 +32,14 @@ export class CardDesk {
   }
 
   view(ask: Ask, session: Session): CardView {
-    const anyone = this.settings.get().answerPolicy === "thread";
+    const external = ask.spec.external;
+    const anyone = external ? external.answerers.length === 0 : this.settings.get().answerPolicy === "thread";
     return {
       askId: ask.id,
       sessionId: session.id,
       conversation: session.conversation,
       spec: ask.spec,
-      answerers: anyone ? [] : [session.ownerId],
+      answerers: anyone ? [] : (external?.answerers ?? [session.ownerId]),
       anyoneInThread: anyone,
       deadline: ask.deadline,
       cardRef: ask.cardRef,

@@ -1,32 +1,37 @@
-import { randomUUID } from "node:crypto";
-import { type AnswerInput, answerFromText, checkAnswer, maskAnswer } from "../ask/answer.js";
+import type { TokenHash } from "../api/api-tokens.js";
+import { CallbackOutbox } from "../api/callback-outbox.js";
+import { ExternalAsks } from "../api/external-asks.js";
+import { type AnswerInput, checkAnswer, maskAnswer } from "../ask/answer.js";
 import { type AskResult, answeredResult } from "../ask/result.js";
 import type { Logger } from "../logger.js";
 import { createModelRetryPolicy, type ModelRetryPolicy } from "../loop/call-model.js";
-import { userText } from "../loop/history.js";
 import type { LoopResult } from "../loop/run-loop.js";
 import { buildSystemPrompt } from "../loop/system-prompt.js";
 import type { Tool } from "../loop/tools.js";
+import type { ApiStore } from "../ports/api-store.js";
+import type { AskApi, CallbackSender } from "../ports/ask-api.js";
 import type { Actor, AnswerOutcome, Conversation, InboundMessage, MessageOutcome, OpenAnswer, StopOutcome } from "../ports/conversation.js";
 import type { MaintenanceStore } from "../ports/maintenance-store.js";
 import type { ModelClient } from "../ports/model-client.js";
 import type { CardView, PlatformAdapter } from "../ports/platform-adapter.js";
-import { mention, type RichText, rich } from "../ports/rich-text.js";
 import type { Ask, ConversationRef, Session, SessionStore } from "../ports/session-store.js";
 import type { ToolProvider } from "../ports/tool-provider.js";
 import { ToolCatalog } from "../tools/tool-catalog.js";
 import { ToolRules } from "../tools/tool-rules.js";
+import { AnswerRules } from "./answer-rules.js";
+import { AskEndings } from "./ask-endings.js";
 import { AskResolver } from "./ask-resolver.js";
 import { CardDesk } from "./card-desk.js";
 import { ElicitationDesk } from "./elicitation-desk.js";
 import { Maintenance, SWEEP_INTERVAL_MS } from "./maintenance.js";
+import { MessageRouter } from "./message-router.js";
 import { createRuntimeSettings, type RuntimeSettings } from "./settings.js";
 import { TaskTracker } from "./task-tracker.js";
 import { leaseOwner } from "./turn-lease.js";
 import { TurnRunner } from "./turn-runner.js";
 
 export interface EngineDependencies {
-  store: SessionStore & MaintenanceStore;
+  store: SessionStore & MaintenanceStore & ApiStore;
   model: ModelClient;
   adapters: PlatformAdapter[];
   logger: Logger;
@@ -42,6 +47,10 @@ export interface EngineDependencies {
   systemPrompt?: string;
   settings?: RuntimeSettings;
   adminUserIds?: string[];
+  /** API_TOKENS, hashed: the tokens the HTTP API and the MCP server accept besides the ones admins create. */
+  apiTokens?: TokenHash[];
+  /** Sends API callbacks; without it, asks' callback URLs wait in the outbox. */
+  callbackSender?: CallbackSender;
   clock?: () => number;
   /** How a busy model is waited out (MODEL_RETRY_MAX_S); tests give a sleep that takes no time. */
   modelRetry?: Partial<ModelRetryPolicy>;
@@ -54,24 +63,15 @@ const CATCH_UP_WINDOW_MS = 12 * 60 * 60 * 1000;
 /** …and on this many of them at most, the most recent first. */
 const CATCH_UP_LIMIT = 100;
 
-/**
- * A message to the bot that only says stop: `stop`, `Stop.`, `please stop!`, `/stop`, `cancel turn`. Case, punctuation
- * and "please" aside, nothing else may be in it: "stop the deploy" is a request, or an answer to a pending question.
- */
-export function isStopRequest(text: string): boolean {
-  const words = text
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((word) => word.length > 0 && word !== "please");
-  return (words.length === 1 && words[0] === "stop") || words.join(" ") === "cancel turn";
-}
-
 /** Starts, suspends, resumes and recovers agent turns. Platform- and database-neutral. */
 export class Engine implements Conversation {
-  private readonly store: SessionStore & MaintenanceStore;
+  private readonly store: SessionStore & MaintenanceStore & ApiStore;
   private readonly settings: RuntimeSettings;
   private readonly adapters: Map<string, PlatformAdapter>;
-  private readonly adminUserIds: Set<string>;
+  private readonly rules: AnswerRules;
+  private readonly router: MessageRouter;
+  private readonly endings = new AskEndings();
+  private readonly external: ExternalAsks;
   private readonly clock: () => number;
   private readonly logger: Logger;
   private readonly tasks = new TaskTracker();
@@ -88,7 +88,7 @@ export class Engine implements Conversation {
     this.store = deps.store;
     this.settings = deps.settings ?? createRuntimeSettings();
     this.adapters = new Map(deps.adapters.map((adapter) => [adapter.platform, adapter]));
-    this.adminUserIds = new Set(deps.adminUserIds ?? []);
+    this.rules = new AnswerRules(this.settings, deps.adminUserIds ?? []);
     this.clock = deps.clock ?? Date.now;
     this.logger = deps.logger;
     const adapterFor = (session: Session) => this.adapterFor(session);
@@ -129,10 +129,40 @@ export class Engine implements Conversation {
       turns: this.turns,
       elicitations: this.elicitations,
       adapterFor,
-      isAdmin: (actor) => this.isAdmin(actor),
+      endings: this.endings,
+      isAdmin: (actor) => this.rules.isAdmin(actor),
       track,
       clock: this.clock,
     });
+    const cancelled: AskResult = { ok: false, cancelled: true };
+    this.external = new ExternalAsks({
+      store: this.store,
+      cards: this.cards,
+      cancelAsk: async (ask) => {
+        const session = await this.store.getSession(ask.sessionId);
+        if (!session) return false;
+        const resolution = { status: "cancelled" as const, result: cancelled, storedResult: cancelled, answer: null, actor: null };
+        return (await this.resolver.resolve(ask, session, resolution)).kind === "accepted";
+      },
+      adapterFor: (platform) => this.adapters.get(platform),
+      settings: this.settings,
+      endings: this.endings,
+      envTokens: deps.apiTokens ?? [],
+      clock: this.clock,
+      track,
+      logger: this.logger,
+    });
+    const callbacks = deps.callbackSender
+      ? new CallbackOutbox({
+          store: this.store,
+          sender: deps.callbackSender,
+          signingKey: (token) => this.external.signingKey(token),
+          clock: this.clock,
+          logger: this.logger,
+        })
+      : undefined;
+    // An ask that ends here has its callback sent at once; the sweeper retries what fails, and what another process ended.
+    if (callbacks) this.endings.onEnded(() => track(() => callbacks.deliverDue()));
     this.maintenance = new Maintenance({
       store: this.store,
       resolver: this.resolver,
@@ -143,84 +173,34 @@ export class Engine implements Conversation {
       track,
       clock: this.clock,
       logger: this.logger,
+      ...(callbacks ? { callbacks } : {}),
+    });
+    this.router = new MessageRouter({
+      store: this.store,
+      cards: this.cards,
+      rules: this.rules,
+      clock: this.clock,
+      answer: (askId, actor, input) => this.answer(askId, actor, input),
+      stop: (sessionId, actor) => this.stop(sessionId, actor),
+      runTurn: (sessionId) => this.track(() => this.turns.run(sessionId)),
     });
   }
 
-  async handleMessage(message: InboundMessage): Promise<MessageOutcome> {
-    // A cheap early exit; the claim itself is made atomically with whatever the message changes.
-    if (await this.store.hasEvent(message.eventId)) return "duplicate";
-    return this.routeMessage(message, 0);
+  /** The HTTP API's and the MCP server's way in: asks other programs put to people. */
+  get api(): AskApi {
+    return this.external;
   }
 
-  private async routeMessage(message: InboundMessage, attempt: number): Promise<MessageOutcome> {
-    const isStop = message.addressedToBot && isStopRequest(message.text);
-    let session = await this.store.findSession(message.conversation);
-    if (!session && message.directTopLevel && !isStop) {
-      const answered = await this.answerInDirect(message);
-      if (answered) return answered;
-    }
-    if (!session) {
-      if (!message.addressedToBot || isStop) return "ignored";
-      session = await this.store.createSession({
-        id: randomUUID(),
-        conversation: message.conversation,
-        ownerId: message.author.id,
-        now: this.clock(),
-      });
-    }
-    const claim = () => this.store.claimEvent(message.eventId, this.clock());
-    if (isStop) {
-      if (!(await claim())) return "duplicate";
-      const stop = await this.stop(session.id, message.author);
-      if (stop === "not-allowed") await this.cards.notify(session, message.author.id, this.whoMayAnswer(session, "answer or stop"));
-      return stop === "not-allowed" ? "rejected" : "stopping";
-    }
-    if (session.status === "waiting") {
-      const ask = await this.store.pendingAsk(session.id);
-      if (ask) return (await claim()) ? this.answerFromMessage(session, ask, message) : "duplicate";
-    }
-    const mayStartTurn = message.addressedToBot || message.author.id === session.ownerId;
-    if (!mayStartTurn) return "ignored";
-    const label = message.author.name ? `${message.author.name} (${message.author.id})` : message.author.id;
-    // The event is claimed in the same transaction that stores the message: a crash cannot split the two.
-    const state = await this.store.startTurnOrQueue(session.id, userText(label, message.text), this.clock(), message.eventId);
-    if (state === "duplicate") return "duplicate";
-    if (state === "started") {
-      this.track(() => this.turns.run(session.id));
-      return "started";
-    }
-    if (state === "queued") return "queued";
-    // The session started waiting between our read and our write: read it again as an answer.
-    return attempt < 2 ? this.routeMessage(message, attempt + 1) : "ignored";
-  }
-
-  /**
-   * A top-level DM message answers the question pending in one of the DM's threads, when its author may answer it
-   * and it reads as a valid answer; anything else (a new request the question cannot take) starts its own session.
-   */
-  private async answerInDirect(message: InboundMessage): Promise<MessageOutcome | undefined> {
-    const { platform, workspace, channel } = message.conversation;
-    const waiting = await this.store.waitingSessionIn({ platform, workspace, channel });
-    if (!waiting || !this.mayAnswer(waiting, message.author)) return undefined;
-    const ask = await this.store.pendingAsk(waiting.id);
-    if (!ask || !checkAnswer(ask.spec, answerFromText(ask.spec, message.text)).ok) return undefined;
-    if (!(await this.store.claimEvent(message.eventId, this.clock()))) return "duplicate";
-    return this.answerFromMessage(waiting, ask, message);
-  }
-
-  private async answerFromMessage(session: Session, ask: Ask, message: InboundMessage): Promise<MessageOutcome> {
-    const outcome = await this.answer(ask.id, message.author, answerFromText(ask.spec, message.text));
-    if (outcome.kind === "accepted") return "answered";
-    if (outcome.kind === "not-allowed") await this.cards.notify(session, message.author.id, outcome.notice);
-    if (outcome.kind === "invalid") await this.cards.notify(session, message.author.id, [outcome.message]);
-    return "rejected";
+  handleMessage(message: InboundMessage): Promise<MessageOutcome> {
+    return this.router.handle(message);
   }
 
   async answer(askId: string, actor: Actor, input: AnswerInput): Promise<AnswerOutcome> {
     const found = await this.loadPending(askId);
     if ("kind" in found) return found;
     const { ask, session } = found;
-    if (!this.mayAnswer(session, actor)) return { kind: "not-allowed", notice: this.whoMayAnswer(session, "answer or stop") };
+    if (!this.rules.mayAnswer(session, actor, ask))
+      return { kind: "not-allowed", notice: this.rules.whoMayAnswer(session, "answer or stop", ask) };
     const check = checkAnswer(ask.spec, input);
     if (!check.ok) return { kind: "invalid", message: check.message, ...(check.fieldErrors ? { fieldErrors: check.fieldErrors } : {}) };
     const masked = maskAnswer(ask.spec, check.value);
@@ -236,7 +216,8 @@ export class Engine implements Conversation {
   async cancel(askId: string, actor: Actor): Promise<AnswerOutcome> {
     const found = await this.loadPending(askId);
     if ("kind" in found) return found;
-    if (!this.mayAnswer(found.session, actor)) return { kind: "not-allowed", notice: this.whoMayAnswer(found.session, "answer or stop") };
+    if (!this.rules.mayAnswer(found.session, actor, found.ask))
+      return { kind: "not-allowed", notice: this.rules.whoMayAnswer(found.session, "answer or stop", found.ask) };
     const result: AskResult = { ok: false, cancelled: true };
     return this.resolver.resolve(found.ask, found.session, { status: "cancelled", result, storedResult: result, answer: null, actor });
   }
@@ -244,14 +225,14 @@ export class Engine implements Conversation {
   async stop(sessionId: string, actor: Actor): Promise<StopOutcome> {
     const session = await this.store.getSession(sessionId);
     if (!session) return "not-running";
-    if (!this.mayAnswer(session, actor)) return "not-allowed";
+    const ask = session.status === "waiting" ? await this.store.pendingAsk(sessionId) : undefined;
+    if (!this.rules.mayAnswer(session, actor, ask)) return "not-allowed";
     if (session.status === "running") {
       await this.store.requestStop(sessionId);
       // A tool call running here is cancelled now; a turn in another process sees the flag at its next step.
       this.turns.abort(sessionId);
       return "stopping";
     }
-    const ask = session.status === "waiting" ? await this.store.pendingAsk(sessionId) : undefined;
     if (!ask) return "not-running";
     const result: AskResult = { ok: false, cancelled: true };
     const outcome = await this.resolver.resolve(ask, session, {
@@ -268,8 +249,8 @@ export class Engine implements Conversation {
   async openAnswer(askId: string, actor: Actor): Promise<OpenAnswer> {
     const found = await this.loadPending(askId);
     if ("kind" in found) return { ok: false, outcome: found };
-    if (!this.mayAnswer(found.session, actor))
-      return { ok: false, outcome: { kind: "not-allowed", notice: this.whoMayAnswer(found.session, "answer") } };
+    if (!this.rules.mayAnswer(found.session, actor, found.ask))
+      return { ok: false, outcome: { kind: "not-allowed", notice: this.rules.whoMayAnswer(found.session, "answer", found.ask) } };
     return { ok: true, card: this.cards.view(found.ask, found.session) };
   }
 
@@ -316,7 +297,7 @@ export class Engine implements Conversation {
 
   /** Admin comes from the platform (the adapter's `isAdmin`) or from ADMIN_USER_IDS, never from the model. */
   isAdmin(actor: Actor): boolean {
-    return actor.isAdmin === true || this.adminUserIds.has(actor.id);
+    return this.rules.isAdmin(actor);
   }
 
   /** Runs the timeout sweeper every `intervalMs` until close(). */
@@ -340,14 +321,6 @@ export class Engine implements Conversation {
 
   idle(): Promise<void> {
     return this.tasks.idle();
-  }
-
-  private mayAnswer(session: Session, actor: Actor): boolean {
-    return this.settings.get().answerPolicy === "thread" || actor.id === session.ownerId || this.isAdmin(actor);
-  }
-
-  private whoMayAnswer(session: Session, what: "answer" | "answer or stop"): RichText {
-    return rich`Only ${mention(session.ownerId)} or an admin can ${what} this.`;
   }
 
   private adapterFor(session: Session): PlatformAdapter {

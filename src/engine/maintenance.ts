@@ -38,6 +38,8 @@ export interface MaintenanceDependencies {
   track: (task: () => Promise<void>) => void;
   clock: () => number;
   logger: Logger;
+  /** API callbacks still owed (failed, or ended in another process): delivered by each sweep. */
+  callbacks?: { deliverDue(): Promise<void> };
 }
 
 /** The timeout sweeper and start-up recovery: what makes "nothing lost" hold after crashes and faults. */
@@ -69,7 +71,8 @@ export class Maintenance {
     for (const ask of await store.listUnpostedAsks()) {
       if (ask.createdAt < now - UNPOSTED_GRACE_MS) track(() => this.deps.cards.repost(ask.id));
     }
-    const { turns } = this.deps;
+    const { turns, callbacks } = this.deps;
+    if (callbacks) track(() => callbacks.deliverDue());
     for (const sessionId of turns.takeStalled()) track(() => turns.run(sessionId));
     // An answer the turn could not post (a platform outage): posted again once the turn has had its chance.
     track(() => this.postPendingReplies(now - UNPOSTED_GRACE_MS));

@@ -10,7 +10,7 @@ import {
   ZERO_USAGE,
 } from "../ports/model-client.js";
 import { turnKeyOf } from "../ports/platform-adapter.js";
-import type { Ask, NewAsk, Session, SessionStore } from "../ports/session-store.js";
+import { type Ask, type NewAsk, pendingAskOf, type Session, type SessionStore } from "../ports/session-store.js";
 import type { ToolCatalog } from "../tools/tool-catalog.js";
 import { callModel, type ModelRetryPolicy, TurnInterrupted } from "./call-model.js";
 import { finalText, toRequestMessages } from "./history.js";
@@ -167,16 +167,7 @@ async function suspend(
     deadline: now + pending.spec.timeoutSeconds * 1000,
   };
   await deps.store.commitStep(sessionId, { messages, usage, ask: newAsk, now });
-  const ask: Ask = {
-    ...newAsk,
-    sessionId,
-    status: "pending",
-    cardRef: null,
-    answer: null,
-    answeredBy: null,
-    createdAt: now,
-    endedAt: null,
-  };
+  const ask = pendingAskOf(newAsk, sessionId, now);
   return {
     outcome: "suspended",
     ask,

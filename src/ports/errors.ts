@@ -62,3 +62,10 @@ export class StartError extends ParleyError {
     super("start-error", message, options);
   }
 }
+
+/** A platform would not take an ask from the API where it was sent (no such channel, no access): the caller can fix it. */
+export class PlaceError extends ParleyError {
+  constructor(message: string) {
+    super("place-refused", message);
+  }
+}

@@ -1,3 +1,4 @@
+import type { ApiStore } from "./api-store.js";
 import type { TokenUsage } from "./model-client.js";
 import type { Ask, AskStatus, ConversationRef, PendingReply, Session, SessionStatus, SessionStore } from "./session-store.js";
 
@@ -64,7 +65,7 @@ export interface AdminQueries {
 }
 
 /** Everything one database holds, as the composition root opens it. */
-export interface Storage extends SessionStore, MaintenanceStore, AdminQueries {
+export interface Storage extends SessionStore, MaintenanceStore, AdminQueries, ApiStore {
   /** Reads one row: resolves when the database answers (the health check), throws a StoreError when it does not. */
   ping(): Promise<void>;
   /** Closes the database; in-flight calls finish first. */

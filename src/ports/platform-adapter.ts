@@ -61,6 +61,13 @@ export function turnKeyOf(session: { id: string; turnCount: number }): string {
   return `${session.id}:${session.turnCount}`;
 }
 
+/** Where an ask from the API goes: a channel, and a thread in it or a new one that starts with `opener`. */
+export interface AskPlace {
+  channel: string;
+  thread?: string;
+  opener: RichText;
+}
+
 /** A chat platform: draws cards and messages. Inbound traffic is the adapter's own business. */
 export interface PlatformAdapter {
   readonly platform: string;
@@ -76,4 +83,9 @@ export interface PlatformAdapter {
   notifyPrivately(conversation: ConversationRef, userId: string, text: RichText): Promise<void>;
   /** Shows or updates the turn's status message; calls are already throttled by the engine. */
   showProgress(progress: ProgressView): Promise<void>;
+  /**
+   * The conversation an ask from the API is posted in: the channel checked, a thread started when none is given.
+   * Throws a PlaceError the caller can act on (unknown channel, no access). Absent: the platform takes none.
+   */
+  placeAsk?(place: AskPlace): Promise<ConversationRef>;
 }

@@ -73,6 +73,11 @@ export interface NewAsk {
   deadline: number;
 }
 
+/** The row a new ask becomes: pending, no card yet. */
+export function pendingAskOf(ask: NewAsk, sessionId: string, now: number): Ask {
+  return { ...ask, sessionId, status: "pending", cardRef: null, answer: null, answeredBy: null, createdAt: now, endedAt: null };
+}
+
 /**
  * One iteration of the loop, written in one transaction. A step holding an assistant message counts as one
  * model iteration of the turn (`turnIterations`); a step of tool results only does not.

@@ -1,3 +1,4 @@
+import type { ApiStore, ExternalAsk, ExternalCreate, NewExternalAsk, StoredToken } from "../ports/api-store.js";
 import type { PurgeCounts, SessionFilter, Storage, StoreStats } from "../ports/maintenance-store.js";
 import type { ChatMessage, ToolResultBlock } from "../ports/model-client.js";
 import {
@@ -10,6 +11,7 @@ import {
   type NewSession,
   type NewToolCall,
   type PendingReply,
+  pendingAskOf,
   type Session,
   type SessionStatus,
   type StartOrQueue,
@@ -18,11 +20,12 @@ import {
   type ToolCallRecord,
   type TurnLease,
 } from "../ports/session-store.js";
+import { MemoryApiRecords } from "./memory-api-records.js";
 import { computeStats } from "./memory-stats.js";
 import { endTransition, messageTransition } from "./transitions.js";
 
 /** The SessionStore in memory, for tests and benches; it passes the same contract suite as SQLite. */
-export class MemorySessionStore implements Storage {
+export class MemorySessionStore implements Storage, ApiStore {
   private readonly events = new Map<string, number>();
   private readonly sessions = new Map<string, Session>();
   private readonly byKey = new Map<string, string>();
@@ -37,6 +40,7 @@ export class MemorySessionStore implements Storage {
   private readonly toolCalls = new Map<string, ToolCallRecord>();
   /** Ask id → when its card was settled; kept beside the asks, as the databases keep a column. */
   private readonly settledCards = new Map<string, number>();
+  private readonly api = new MemoryApiRecords();
   readonly auditTrail: AuditEntry[] = [];
 
   async claimEvent(eventId: string, now: number): Promise<boolean> {
@@ -60,9 +64,14 @@ export class MemorySessionStore implements Storage {
   }
 
   async createSession(input: NewSession): Promise<Session> {
+    return copy(this.boundSession(input));
+  }
+
+  /** The conversation's session, created when it has none: synchronous, so callers stay atomic. */
+  private boundSession(input: NewSession): Session {
     const key = conversationKey(input.conversation);
     const existing = this.byKey.get(key);
-    if (existing) return copy(this.sessions.get(existing)!);
+    if (existing) return this.sessions.get(existing)!;
     const session: Session = {
       id: input.id,
       conversation: { ...input.conversation },
@@ -82,7 +91,7 @@ export class MemorySessionStore implements Storage {
     this.sessions.set(session.id, session);
     this.byKey.set(key, session.id);
     this.messages.set(session.id, []);
-    return copy(session);
+    return session;
   }
 
   async getSession(id: string): Promise<Session | undefined> {
@@ -161,16 +170,7 @@ export class MemorySessionStore implements Storage {
     session.usage.cacheWriteTokens += step.usage.cacheWriteTokens;
     session.updatedAt = step.now;
     if (step.ask) {
-      this.asks.set(step.ask.id, {
-        ...copy(step.ask),
-        sessionId,
-        status: "pending",
-        cardRef: null,
-        answer: null,
-        answeredBy: null,
-        createdAt: step.now,
-        endedAt: null,
-      });
+      this.asks.set(step.ask.id, pendingAskOf(copy(step.ask), sessionId, step.now));
       session.status = "waiting";
       session.turnAsks++;
       session.recoveryAttempts = 0;
@@ -276,16 +276,7 @@ export class MemorySessionStore implements Storage {
 
   async openAsk(sessionId: string, ask: NewAsk, now: number): Promise<void> {
     this.mustGet(sessionId);
-    this.asks.set(ask.id, {
-      ...copy(ask),
-      sessionId,
-      status: "pending",
-      cardRef: null,
-      answer: null,
-      answeredBy: null,
-      createdAt: now,
-      endedAt: null,
-    });
+    this.asks.set(ask.id, pendingAskOf(copy(ask), sessionId, now));
   }
 
   async askForToolUse(sessionId: string, toolUseId: string): Promise<Ask | undefined> {
@@ -363,6 +354,7 @@ export class MemorySessionStore implements Storage {
         if (ask.sessionId !== session.id) continue;
         this.asks.delete(id);
         this.settledCards.delete(id);
+        this.api.forget(new Set([id]));
         counts.asks++;
       }
       this.messages.delete(session.id);
@@ -380,6 +372,65 @@ export class MemorySessionStore implements Storage {
 
   async saveSetting(key: string, value: string): Promise<void> {
     this.settings.set(key, value);
+  }
+
+  async createExternalAsk(input: NewExternalAsk): Promise<ExternalCreate> {
+    const earlier = input.idempotencyKey === null ? undefined : this.api.byIdempotencyKey(input.token, input.idempotencyKey);
+    if (earlier) return { kind: "replayed", external: earlier };
+    const session = this.sessions.get(this.byKey.get(conversationKey(input.session.conversation)) ?? "");
+    if (session && session.status !== "idle" && session.status !== "failed") return { kind: "busy" };
+    const target = this.boundSession(input.session);
+    this.asks.set(input.ask.id, pendingAskOf(copy(input.ask), target.id, input.now));
+    target.status = "waiting";
+    target.updatedAt = input.now;
+    this.api.add({
+      askId: input.ask.id,
+      token: input.token,
+      metadata: copy(input.metadata),
+      callbackUrl: input.callbackUrl,
+      idempotencyKey: input.idempotencyKey,
+      requestHash: input.requestHash,
+      callbackAttempts: 0,
+      callbackNextAt: null,
+      callbackDoneAt: null,
+      callbackOutcome: null,
+    });
+    return { kind: "created", askId: input.ask.id, sessionId: target.id };
+  }
+
+  async getExternalAsk(askId: string): Promise<ExternalAsk | undefined> {
+    return this.api.get(askId);
+  }
+
+  async findByIdempotencyKey(token: string, key: string): Promise<ExternalAsk | undefined> {
+    return this.api.byIdempotencyKey(token, key);
+  }
+
+  async listDueCallbacks(now: number, limit: number): Promise<Array<{ external: ExternalAsk; ask: Ask }>> {
+    return this.api.due(now, limit, (askId) => {
+      const ask = this.asks.get(askId);
+      return ask ? copy(ask) : undefined;
+    });
+  }
+
+  async takeCallback(askId: string, now: number, retryAt: number): Promise<number | undefined> {
+    return this.api.take(askId, now, retryAt);
+  }
+
+  async finishCallback(askId: string, outcome: string, now: number): Promise<void> {
+    this.api.finish(askId, outcome, now);
+  }
+
+  async saveToken(token: StoredToken): Promise<boolean> {
+    return this.api.saveToken(token);
+  }
+
+  async revokeToken(name: string, now: number): Promise<boolean> {
+    return this.api.revokeToken(name, now);
+  }
+
+  async listTokens(): Promise<StoredToken[]> {
+    return this.api.listTokens();
   }
 
   async ping(): Promise<void> {}

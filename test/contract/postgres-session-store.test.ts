@@ -4,10 +4,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import { loadMigrations } from "../../db/postgres/migrate.js";
 import { PostgresSessionStore, type PostgresStoreOptions } from "../../db/postgres/postgres-session-store.js";
 import { parseAskSpec } from "../../src/ask/spec.js";
+import type { NewExternalAsk } from "../../src/ports/api-store.js";
 import type { Storage } from "../../src/ports/maintenance-store.js";
 import type { ChatMessage } from "../../src/ports/model-client.js";
 import type { AskResolution } from "../../src/ports/session-store.js";
 import { MemorySessionStore } from "../../src/store/memory-session-store.js";
+import { apiStoreContract } from "./api-store.contract.js";
 import { sessionStoreContract } from "./session-store.contract.js";
 
 // CI starts PostgreSQL before the tests; a missing server fails this file, it never skips it.
@@ -52,7 +54,8 @@ async function withStores(
   }
 }
 
-sessionStoreContract("postgres", async () => {
+/** One store on a fresh schema, dropped on cleanup: the factory of the contract suites. */
+async function openPostgres() {
   const schema = freshSchema();
   const store = await PostgresSessionStore.open(DATABASE_URL, { schema });
   return {
@@ -62,7 +65,10 @@ sessionStoreContract("postgres", async () => {
       await dropSchema(schema);
     },
   };
-});
+}
+
+sessionStoreContract("postgres", openPostgres);
+apiStoreContract("postgres", openPostgres);
 
 const USAGE = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 1, cacheWriteTokens: 2 };
 const user = (text: string): ChatMessage => ({ role: "user", content: [{ type: "text", text }] });
@@ -213,6 +219,41 @@ describe("PostgresSessionStore specifics", () => {
     const error = failure as Error;
     expect(`${error.message} ${error.stack} ${(error.cause as Error).message}`).not.toContain("hunter2");
   });
+
+  it("two processes racing to open an ask: one per idempotency key, one per thread (20 rounds)", () =>
+    withStores(2, async ([first, second], schema) => {
+      const request = (askId: string, thread: string, key: string | null): NewExternalAsk => ({
+        session: { id: `S-${askId}`, conversation: conversation(thread), ownerId: "api:ci", now: 1 },
+        ask: { id: askId, toolUseId: `api:${askId}`, spec, siblingResults: [], deadline: 1000 },
+        token: "ci",
+        idempotencyKey: key,
+        requestHash: "ab".repeat(32),
+        metadata: null,
+        callbackUrl: null,
+        now: 1,
+      });
+      const race = (a: NewExternalAsk, b: NewExternalAsk) => Promise.all([first!.createExternalAsk(a), second!.createExternalAsk(b)]);
+      for (let round = 0; round < 20; round++) {
+        // Retries of one request on two new threads: the idempotency index decides.
+        const split = await race(request(`A${round}`, `a${round}`, `K${round}`), request(`B${round}`, `b${round}`, `K${round}`));
+        expect(split.map((result) => result.kind).sort()).toEqual(["created", "replayed"]);
+        const winner = split.find((result) => result.kind === "created");
+        const replay = split.find((result) => result.kind === "replayed");
+        expect(replay?.kind === "replayed" && winner?.kind === "created" && replay.external.askId === winner.askId).toBe(true);
+        // Retries of one request on the same new thread: the loser waited on the thread's session, yet it is a replay.
+        const same = await race(request(`C${round}`, `c${round}`, `L${round}`), request(`D${round}`, `c${round}`, `L${round}`));
+        expect(same.map((result) => result.kind).sort()).toEqual(["created", "replayed"]);
+        // Two different requests on one new thread: one question, the other is told the thread is busy.
+        const busy = await race(request(`E${round}`, `e${round}`, null), request(`F${round}`, `e${round}`, null));
+        expect(busy.map((result) => result.kind).sort()).toEqual(["busy", "created"]);
+      }
+      const counts = await admin.query<{ asks: number; records: number; sessions: number }>(
+        `SELECT (SELECT COUNT(*) FROM ${schema}.asks)::integer AS asks, (SELECT COUNT(*) FROM ${schema}.api_asks)::integer AS records,
+           (SELECT COUNT(*) FROM ${schema}.sessions)::integer AS sessions`,
+      );
+      // Per round: one ask, one record and one session each for the split retry, the same-thread retry and the busy pair.
+      expect(counts.rows[0]).toEqual({ asks: 60, records: 60, sessions: 60 });
+    }));
 
   it("admin queries (listing, stats, purge, settings) agree with the memory store", async () => {
     async function script(store: Storage) {

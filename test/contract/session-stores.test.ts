@@ -5,13 +5,14 @@ import { describe, expect, it } from "vitest";
 import { SqliteSessionStore } from "../../db/sqlite-session-store.js";
 import { MemorySessionStore } from "../../src/store/memory-session-store.js";
 import { tempDatabasePath } from "../support/harness.js";
+import { apiStoreContract } from "./api-store.contract.js";
 import { sessionStoreContract } from "./session-store.contract.js";
 
 const MIGRATIONS = join(import.meta.dirname, "../../db/migrations");
 
-sessionStoreContract("memory", async () => ({ store: new MemorySessionStore(), cleanup: async () => {} }));
+const openMemory = async () => ({ store: new MemorySessionStore(), cleanup: async () => {} });
 
-sessionStoreContract("sqlite", async () => {
+const openSqlite = async () => {
   const database = tempDatabasePath();
   const store = new SqliteSessionStore(database.path);
   return {
@@ -21,7 +22,12 @@ sessionStoreContract("sqlite", async () => {
       database.cleanup();
     },
   };
-});
+};
+
+sessionStoreContract("memory", openMemory);
+sessionStoreContract("sqlite", openSqlite);
+apiStoreContract("memory", openMemory);
+apiStoreContract("sqlite", openSqlite);
 
 describe("SqliteSessionStore specifics", () => {
   it("opens in WAL with synchronous=NORMAL and passes integrity_check", async () => {
@@ -95,7 +101,7 @@ describe("SqliteSessionStore specifics", () => {
     insertAsk.run("recent", "toolu_recent", now - 60 * 1000);
     raw.close();
     const store = new SqliteSessionStore(database.path);
-    expect(store.db.pragma("user_version", { simple: true })).toBe(5);
+    expect(store.db.pragma("user_version", { simple: true })).toBe(6);
     const unsettled = store.db.prepare("SELECT id FROM asks WHERE settled_at IS NULL ORDER BY id").all();
     expect(unsettled).toEqual([{ id: "recent" }]);
     await store.close();

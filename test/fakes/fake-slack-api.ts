@@ -48,6 +48,8 @@ export class FakeSlackApi {
   readonly users = new Map<string, FakeSlackUser>();
   /** Channels where `assistant.threads.setStatus` is refused (an app without the scope or feature there). */
   readonly threadStatusRefusedIn = new Set<string>();
+  /** Channels the bot is not in: every call naming one gets `not_in_channel`, as Slack answers. */
+  readonly notInChannel = new Set<string>();
   /** Where `apps.connections.open` sends Socket Mode clients. */
   socketUrl = "";
   private readonly rateLimits = new Map<string, number>();
@@ -129,6 +131,7 @@ export class FakeSlackApi {
   private answer(method: string, params: Record<string, unknown>, token: string): Record<string, unknown> {
     const expected = method === "apps.connections.open" ? FAKE_APP_TOKEN : FAKE_BOT_TOKEN;
     if (token !== expected) return { ok: false, error: "invalid_auth" };
+    if (typeof params.channel === "string" && this.notInChannel.has(params.channel)) return { ok: false, error: "not_in_channel" };
     switch (method) {
       case "auth.test":
         return {

@@ -1,14 +1,19 @@
 import { AnthropicModelClient } from "../../adapters/anthropic/anthropic-model-client.js";
+import { apiRoutes } from "../../adapters/http/api-routes.js";
 import { healthRoutes } from "../../adapters/http/health-routes.js";
+import { mcpRoute } from "../../adapters/http/mcp-endpoint.js";
+import { RateLimit } from "../../adapters/http/rate-limit.js";
 import { SlackAdapter } from "../../adapters/slack/slack-adapter.js";
 import { SqliteSessionStore } from "../../db/sqlite-session-store.js";
 import { AdminCommands } from "../../src/admin/admin-commands.js";
+import type { TokenHash } from "../../src/api/api-tokens.js";
 import { Engine } from "../../src/engine/engine.js";
 import { createRuntimeSettings, type EngineSettings, type RuntimeSettings } from "../../src/engine/settings.js";
 import { createHealthProbe } from "../../src/health.js";
 import { type Logger, SILENT_LOGGER } from "../../src/logger.js";
 import type { ModelRetryPolicy } from "../../src/loop/call-model.js";
 import type { Tool } from "../../src/loop/tools.js";
+import type { CallbackSender } from "../../src/ports/ask-api.js";
 import type { AdminHandler } from "../../src/ports/conversation.js";
 import type { ToolProvider } from "../../src/ports/tool-provider.js";
 import type { ToolRules } from "../../src/tools/tool-rules.js";
@@ -39,6 +44,11 @@ export interface SlackHarnessOptions {
   logger?: Logger;
   /** How a busy model is waited out; the engine's default (5 min, real sleeps) when absent. */
   modelRetry?: Partial<ModelRetryPolicy>;
+  /** API_TOKENS: the HTTP API and the MCP server are served on the Slack listener, as main.ts wires them. */
+  apiTokens?: TokenHash[];
+  apiRateLimit?: number;
+  callbackSender?: CallbackSender;
+  mcpProgressIntervalMs?: number;
 }
 
 /**
@@ -86,7 +96,7 @@ export class SlackHarness {
       host: "127.0.0.1",
       logger: this.options.logger ?? SILENT_LOGGER,
       retryConfig: { retries: 2, factor: 1, minTimeout: 5, maxTimeout: 5 },
-      routes: healthRoutes(createHealthProbe({ ping: () => this.store.ping(), platforms: () => [this.adapter] })),
+      routes: [...healthRoutes(createHealthProbe({ ping: () => this.store.ping(), platforms: () => [this.adapter] })), ...this.apiRoutes()],
     });
     this.engine = new Engine({
       store: this.store,
@@ -100,6 +110,8 @@ export class SlackHarness {
       ...(this.options.clock ? { clock: this.options.clock } : {}),
       ...(this.options.adminUserIds ? { adminUserIds: this.options.adminUserIds } : {}),
       ...(this.options.modelRetry ? { modelRetry: this.options.modelRetry } : {}),
+      ...(this.options.apiTokens ? { apiTokens: this.options.apiTokens } : {}),
+      ...(this.options.callbackSender ? { callbackSender: this.options.callbackSender } : {}),
     });
     const admin = new AdminCommands({
       engine: this.engine,
@@ -107,9 +119,25 @@ export class SlackHarness {
       settings: this.settings,
       ...(this.options.toolRules ? { toolRules: this.options.toolRules } : {}),
       ...(this.options.clock ? { clock: this.options.clock } : {}),
+      ...(this.options.apiTokens ? { envTokenNames: this.options.apiTokens.map((token) => token.name) } : {}),
     });
     await this.adapter.start(probeEngine(this.engine, this.engineCalls), this.options.onCommand ?? ((request) => admin.run(request)));
     this.sender = new SlackRequestSender(`http://127.0.0.1:${this.adapter.port}`);
+  }
+
+  private apiRoutes() {
+    const options = {
+      api: () => this.engine.api,
+      rateLimit: new RateLimit(this.options.apiRateLimit ?? 100_000),
+      logger: this.options.logger ?? SILENT_LOGGER,
+      ...(this.options.mcpProgressIntervalMs ? { progressIntervalMs: this.options.mcpProgressIntervalMs } : {}),
+    };
+    return [...apiRoutes(options), mcpRoute(options)];
+  }
+
+  /** The base URL of the Slack listener, where the API is served too. */
+  get baseUrl(): string {
+    return `http://127.0.0.1:${this.adapter.port}`;
   }
 
   /** A restart: adapter and engine go away; new ones open the same database file and recover. */

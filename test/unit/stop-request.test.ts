@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isStopRequest } from "../../src/engine/engine.js";
+import { isStopRequest } from "../../src/engine/message-router.js";
 
 describe("a message that only says stop", () => {
   it("stops, whatever the case, punctuation or politeness", () => {

@@ -1,0 +1,51 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { HttpRoute } from "../../src/ports/http-route.js";
+
+export interface HttpServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Whether a request path fits a route path, `:name` segments matching any one segment. */
+export function pathMatches(pattern: string, path: string): boolean {
+  const want = pattern.split("/");
+  const got = path.split("/");
+  return (
+    want.length === got.length && want.every((segment, index) => (segment.startsWith(":") ? got[index] !== "" : segment === got[index]))
+  );
+}
+
+/** Routes a request: 404 for an unknown path, 405 (with Allow) for a known path and another method. */
+export function routeRequest(routes: readonly HttpRoute[], request: IncomingMessage, response: ServerResponse): void {
+  const path = (request.url ?? "").split("?")[0] ?? "";
+  const matching = routes.filter((route) => pathMatches(route.path, path));
+  const route = matching.find((candidate) => (candidate.methods ?? ["GET"]).includes(request.method ?? ""));
+  if (route) {
+    route.handler(request, response);
+    return;
+  }
+  if (matching.length === 0) {
+    response.writeHead(404).end();
+    return;
+  }
+  response.writeHead(405, { allow: matching.flatMap((candidate) => candidate.methods ?? ["GET"]).join(", ") }).end();
+}
+
+/** The listener for Socket Mode and Discord, which need no HTTP of their own: health, and the API when served. */
+export async function startHttpServer(routes: readonly HttpRoute[], port: number, host: string): Promise<HttpServer> {
+  const server = createServer((request, response) => routeRequest(routes, request, response));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve());
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        // Long-polls would hold close() for up to a minute: they are cut, and the caller asks again.
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,40 @@
+import type { AskResult } from "../ask/result.js";
+
+type Waiter = (result: AskResult | undefined) => void;
+
+/** Who waits on which ask in this process: a claim wakes them at once, with the result as it was taken. */
+export class AskEndings {
+  private readonly waiters = new Map<string, Set<Waiter>>();
+  private readonly listeners: Array<(askId: string) => void> = [];
+
+  /** An ask ended here (after its claim committed). */
+  ended(askId: string, result: AskResult): void {
+    for (const wake of this.waiters.get(askId) ?? []) wake(result);
+    for (const listener of this.listeners) listener(askId);
+  }
+
+  /** Called after every ending in this process. */
+  onEnded(listener: (askId: string) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Resolves with the result when the ask ends here within `waitMs`; undefined on timeout or abort. */
+  next(askId: string, waitMs: number, signal?: AbortSignal): Promise<AskResult | undefined> {
+    return new Promise((resolve) => {
+      const set = this.waiters.get(askId) ?? new Set<Waiter>();
+      this.waiters.set(askId, set);
+      const done: Waiter = (result) => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        set.delete(done);
+        if (set.size === 0) this.waiters.delete(askId);
+        resolve(result);
+      };
+      const onAbort = () => done(undefined);
+      const timer = setTimeout(() => done(undefined), waitMs);
+      if (signal?.aborted) return done(undefined);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      set.add(done);
+    });
+  }
+}
