@@ -2,18 +2,20 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import { canonicalJson } from "../ask/canonical-json.js";
 import type { AskResult } from "../ask/result.js";
 import type { AskEndings } from "../engine/ask-endings.js";
+import type { AskResolver } from "../engine/ask-resolver.js";
 import type { CardDesk } from "../engine/card-desk.js";
 import type { RuntimeSettings } from "../engine/settings.js";
 import type { Logger } from "../logger.js";
 import type { ApiStore, ExternalAsk } from "../ports/api-store.js";
-import type { AskApi, AskView, CancelOutcome, CreateOutcome } from "../ports/ask-api.js";
+import type { AskApi, AskView, CallbackSender, CancelOutcome, CreateOutcome } from "../ports/ask-api.js";
 import { PlaceError } from "../ports/errors.js";
 import type { PlatformAdapter } from "../ports/platform-adapter.js";
 import { code, rich, untrusted } from "../ports/rich-text.js";
-import type { Ask, ConversationRef, SessionStore } from "../ports/session-store.js";
+import type { ConversationRef, SessionStore } from "../ports/session-store.js";
 import { API_OWNER_PREFIX, matchToken, type TokenHash } from "./api-tokens.js";
 import { parseAskRequest } from "./ask-request.js";
 import { askView } from "./ask-view.js";
+import { CallbackOutbox } from "./callback-outbox.js";
 
 /** A long-poll looks at the store this often: an answer another process took is seen within it. */
 export const WAIT_POLL_MS = 1000;
@@ -21,21 +23,39 @@ export const WAIT_POLL_MS = 1000;
 export interface ExternalAsksDependencies {
   store: SessionStore & ApiStore;
   cards: CardDesk;
-  /** Ends an ask exactly once (the same claim as a tap); `null` actor: the API's own cancel. */
-  cancelAsk: (ask: Ask) => Promise<boolean>;
+  /** Ends asks exactly once: the API's cancel is the same claim as a tap. */
+  resolver: AskResolver;
   adapterFor: (platform: string) => PlatformAdapter | undefined;
   settings: RuntimeSettings;
   endings: AskEndings;
   /** API_TOKENS, hashed; admins' tokens are read from the store at each check. */
   envTokens: readonly TokenHash[];
+  /** Sends callbacks; without it, callback URLs wait in the outbox. */
+  callbackSender?: CallbackSender;
   clock: () => number;
   track: (task: () => Promise<void>) => void;
   logger: Logger;
 }
 
+const CANCELLED: AskResult = { ok: false, cancelled: true };
+
 /** Asks other programs put to people (DESIGN §12): created, read, awaited and cancelled for the token that owns them. */
 export class ExternalAsks implements AskApi {
-  constructor(private readonly deps: ExternalAsksDependencies) {}
+  private readonly callbacks: CallbackOutbox | undefined;
+
+  constructor(private readonly deps: ExternalAsksDependencies) {
+    const sender = deps.callbackSender;
+    this.callbacks = sender && new CallbackOutbox({ ...deps, sender, signingKey: (token) => this.signingKey(token) });
+    // An ask that ends here has its callback sent at once; the sweeper retries what fails, and what another process ended.
+    deps.endings.onEnded((ask) => {
+      if (ask.spec.external) deps.track(() => this.deliverDue());
+    });
+  }
+
+  /** Delivers the callbacks owed now (the sweeper calls this every few seconds). */
+  async deliverDue(): Promise<void> {
+    await this.callbacks?.deliverDue();
+  }
 
   async enabled(): Promise<boolean> {
     return this.deps.envTokens.length > 0 || (await this.liveTokens()).length > 0;
@@ -123,7 +143,9 @@ export class ExternalAsks implements AskApi {
   async cancel(token: string, askId: string): Promise<CancelOutcome> {
     const found = await this.owned(token, askId);
     if (!found) return { kind: "unknown" };
-    const cancelled = found.ask.status === "pending" && (await this.deps.cancelAsk(found.ask));
+    const resolution = { status: "cancelled" as const, result: CANCELLED, storedResult: CANCELLED, answer: null, actor: null };
+    const cancelled =
+      found.ask.status === "pending" && (await this.deps.resolver.resolve(found.ask, found.session, resolution)).kind === "accepted";
     if (cancelled)
       await this.deps.store.audit({
         actor: `${API_OWNER_PREFIX}${token}`,

@@ -1,20 +1,21 @@
 import type { AskResult } from "../ask/result.js";
+import type { Ask } from "../ports/session-store.js";
 
 type Waiter = (result: AskResult | undefined) => void;
 
 /** Who waits on which ask in this process: a claim wakes them at once, with the result as it was taken. */
 export class AskEndings {
   private readonly waiters = new Map<string, Set<Waiter>>();
-  private readonly listeners: Array<(askId: string) => void> = [];
+  private readonly listeners: Array<(ask: Ask) => void> = [];
 
   /** An ask ended here (after its claim committed). */
-  ended(askId: string, result: AskResult): void {
-    for (const wake of this.waiters.get(askId) ?? []) wake(result);
-    for (const listener of this.listeners) listener(askId);
+  ended(ask: Ask, result: AskResult): void {
+    for (const wake of this.waiters.get(ask.id) ?? []) wake(result);
+    for (const listener of this.listeners) listener(ask);
   }
 
-  /** Called after every ending in this process. */
-  onEnded(listener: (askId: string) => void): void {
+  /** Called after every ending in this process, with the ended ask. */
+  onEnded(listener: (ask: Ask) => void): void {
     this.listeners.push(listener);
   }
 

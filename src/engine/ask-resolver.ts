@@ -83,7 +83,7 @@ export class AskResolver {
       const current = await this.deps.store.getAsk(ask.id);
       return { kind: "already-ended", status: current?.status ?? resolution.status };
     }
-    this.deps.endings.ended(won.id, resolution.result);
+    this.deps.endings.ended(won, resolution.result);
     const byAdmin = actor !== null && actor.id !== session.ownerId && this.deps.isAdmin(actor);
     const settlement: Settlement = {
       status: resolution.status,

@@ -1,21 +1,15 @@
-import type { TokenHash } from "../api/api-tokens.js";
-import { CallbackOutbox } from "../api/callback-outbox.js";
 import { ExternalAsks } from "../api/external-asks.js";
 import { type AnswerInput, checkAnswer, maskAnswer } from "../ask/answer.js";
 import { type AskResult, answeredResult } from "../ask/result.js";
 import type { Logger } from "../logger.js";
-import { createModelRetryPolicy, type ModelRetryPolicy } from "../loop/call-model.js";
-import type { LoopResult } from "../loop/run-loop.js";
+import { createModelRetryPolicy } from "../loop/call-model.js";
 import { buildSystemPrompt } from "../loop/system-prompt.js";
-import type { Tool } from "../loop/tools.js";
 import type { ApiStore } from "../ports/api-store.js";
-import type { AskApi, CallbackSender } from "../ports/ask-api.js";
+import type { AskApi } from "../ports/ask-api.js";
 import type { Actor, AnswerOutcome, Conversation, InboundMessage, MessageOutcome, OpenAnswer, StopOutcome } from "../ports/conversation.js";
 import type { MaintenanceStore } from "../ports/maintenance-store.js";
-import type { ModelClient } from "../ports/model-client.js";
 import type { CardView, PlatformAdapter } from "../ports/platform-adapter.js";
 import type { Ask, ConversationRef, Session, SessionStore } from "../ports/session-store.js";
-import type { ToolProvider } from "../ports/tool-provider.js";
 import { ToolCatalog } from "../tools/tool-catalog.js";
 import { ToolRules } from "../tools/tool-rules.js";
 import { AnswerRules } from "./answer-rules.js";
@@ -23,40 +17,13 @@ import { AskEndings } from "./ask-endings.js";
 import { AskResolver } from "./ask-resolver.js";
 import { CardDesk } from "./card-desk.js";
 import { ElicitationDesk } from "./elicitation-desk.js";
+import type { EngineDependencies } from "./engine-dependencies.js";
 import { Maintenance, SWEEP_INTERVAL_MS } from "./maintenance.js";
 import { MessageRouter } from "./message-router.js";
 import { createRuntimeSettings, type RuntimeSettings } from "./settings.js";
 import { TaskTracker } from "./task-tracker.js";
 import { leaseOwner } from "./turn-lease.js";
 import { TurnRunner } from "./turn-runner.js";
-
-export interface EngineDependencies {
-  store: SessionStore & MaintenanceStore & ApiStore;
-  model: ModelClient;
-  adapters: PlatformAdapter[];
-  logger: Logger;
-  /** Parley's own tools (current_time). */
-  tools?: Tool[];
-  /** Tools from MCP servers. */
-  toolProvider?: ToolProvider;
-  /** Policy rules in force (TOOL_POLICY and admins'); read-only tools run, others ask, when absent. */
-  toolRules?: ToolRules;
-  /** How long a server's elicitation form may wait (TOOL_TIMEOUT_S: the call that asked lives no longer). */
-  toolTimeoutSeconds?: number;
-  /** The system prompt, the team's instructions included. */
-  systemPrompt?: string;
-  settings?: RuntimeSettings;
-  adminUserIds?: string[];
-  /** API_TOKENS, hashed: the tokens the HTTP API and the MCP server accept besides the ones admins create. */
-  apiTokens?: TokenHash[];
-  /** Sends API callbacks; without it, asks' callback URLs wait in the outbox. */
-  callbackSender?: CallbackSender;
-  clock?: () => number;
-  /** How a busy model is waited out (MODEL_RETRY_MAX_S); tests give a sleep that takes no time. */
-  modelRetry?: Partial<ModelRetryPolicy>;
-  /** Observes every turn's result (tests, benches). */
-  onTurnEnd?: (sessionId: string, result: LoopResult) => void;
-}
 
 /** A start catches up on conversations active this recently (well within the day event ids are kept)… */
 const CATCH_UP_WINDOW_MS = 12 * 60 * 60 * 1000;
@@ -134,35 +101,19 @@ export class Engine implements Conversation {
       track,
       clock: this.clock,
     });
-    const cancelled: AskResult = { ok: false, cancelled: true };
     this.external = new ExternalAsks({
       store: this.store,
       cards: this.cards,
-      cancelAsk: async (ask) => {
-        const session = await this.store.getSession(ask.sessionId);
-        if (!session) return false;
-        const resolution = { status: "cancelled" as const, result: cancelled, storedResult: cancelled, answer: null, actor: null };
-        return (await this.resolver.resolve(ask, session, resolution)).kind === "accepted";
-      },
+      resolver: this.resolver,
       adapterFor: (platform) => this.adapters.get(platform),
       settings: this.settings,
       endings: this.endings,
       envTokens: deps.apiTokens ?? [],
+      ...(deps.callbackSender ? { callbackSender: deps.callbackSender } : {}),
       clock: this.clock,
       track,
       logger: this.logger,
     });
-    const callbacks = deps.callbackSender
-      ? new CallbackOutbox({
-          store: this.store,
-          sender: deps.callbackSender,
-          signingKey: (token) => this.external.signingKey(token),
-          clock: this.clock,
-          logger: this.logger,
-        })
-      : undefined;
-    // An ask that ends here has its callback sent at once; the sweeper retries what fails, and what another process ended.
-    if (callbacks) this.endings.onEnded(() => track(() => callbacks.deliverDue()));
     this.maintenance = new Maintenance({
       store: this.store,
       resolver: this.resolver,
@@ -173,7 +124,7 @@ export class Engine implements Conversation {
       track,
       clock: this.clock,
       logger: this.logger,
-      ...(callbacks ? { callbacks } : {}),
+      callbacks: this.external,
     });
     this.router = new MessageRouter({
       store: this.store,
