@@ -1,7 +1,7 @@
 import type { SessionStatus, StartOrQueue, TurnOutcome } from "../ports/session-store.js";
 
 /** What happens to a session on each event. Every store follows this table; the contract suite checks each row. */
-export type SessionEvent = "message" | "suspend" | "resolve" | "stop" | "end" | "end-with-queued" | "fail";
+export type SessionEvent = "message" | "suspend" | "resolve" | "stop" | "end" | "end-with-queued" | "fail" | "api-ask" | "api-resolve";
 
 export interface Transition {
   from: SessionStatus;
@@ -22,6 +22,11 @@ export const SESSION_TRANSITIONS: readonly Transition[] = [
   { from: "running", event: "end", to: "idle", effect: "append the step's messages; record the outcome" },
   { from: "running", event: "end-with-queued", to: "running", effect: "end, then append every queued message and begin the next turn" },
   { from: "running", event: "fail", to: "failed", effect: "record the outcome and the error" },
+  { from: "idle", event: "api-ask", to: "waiting", effect: "write the API's ask and its record; history and turn counters untouched" },
+  { from: "failed", event: "api-ask", to: "waiting", effect: "as from idle" },
+  { from: "running", event: "api-ask", to: "running", effect: "refused as busy: nothing written" },
+  { from: "waiting", event: "api-ask", to: "waiting", effect: "refused as busy: nothing written" },
+  { from: "waiting", event: "api-resolve", to: "idle", effect: "claim the ask from pending; append nothing; audit" },
 ];
 
 /** A message for a session in `status`: begin a turn, queue it, or leave it to be read as an answer. */

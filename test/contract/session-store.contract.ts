@@ -382,6 +382,18 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
       },
       fail: (store, sessionId) =>
         store.commitStep(sessionId, { messages: [], usage: USAGE, end: { outcome: "failed", error: "e" }, now: 5 }),
+      "api-ask": (store) =>
+        store.createExternalAsk({
+          session: { id: "S-api", conversation: CONVERSATION, ownerId: "api:ci", now: 5 },
+          ask: { id: "A-api", toolUseId: "api:A-api", spec: { ...spec, external: { answerers: [] } }, siblingResults: [], deadline: 9000 },
+          token: "ci",
+          idempotencyKey: null,
+          requestHash: "h",
+          metadata: null,
+          callbackUrl: null,
+          now: 5,
+        }),
+      "api-resolve": (store) => store.resolveAsk("A1", { ...resolution(false), resultMessage: null, sessionStatus: "idle" }),
     };
     for (const transition of SESSION_TRANSITIONS) {
       it(`${transition.from} --${transition.event}--> ${transition.to}`, () =>
