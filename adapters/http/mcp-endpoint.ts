@@ -72,17 +72,17 @@ function toolServer(api: AskApi, token: string, progressIntervalMs: number, hang
   const server = new Server({ name: "parley", version: "1.0.0" }, { capabilities: { tools: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: TOOLS }));
   const wait = async (askId: string, seconds: number, extra: Extra): Promise<AskView | undefined> => {
-    const token_ = extra._meta?.progressToken;
+    const progressToken = extra._meta?.progressToken;
     let progress = 0;
     // A client with a progress token hears from us while we wait, so its own request timeout can be reset.
     const ticker =
-      token_ === undefined
+      progressToken === undefined
         ? undefined
         : setInterval(() => {
             progress++;
             const notification = {
               method: "notifications/progress",
-              params: { progressToken: token_, progress, message: "waiting for an answer" },
+              params: { progressToken, progress, message: "waiting for an answer" },
             };
             extra.sendNotification(notification as never).catch(() => {});
           }, progressIntervalMs);

@@ -57,10 +57,6 @@ export class ExternalAsks implements AskApi {
     await this.callbacks?.deliverDue();
   }
 
-  async enabled(): Promise<boolean> {
-    return this.deps.envTokens.length > 0 || (await this.liveTokens()).length > 0;
-  }
-
   async authenticate(secret: string): Promise<string | undefined> {
     return matchToken(secret, [...this.deps.envTokens, ...(await this.liveTokens())]);
   }

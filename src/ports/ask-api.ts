@@ -25,8 +25,6 @@ export type CancelOutcome = { kind: "cancelled" | "ended"; view: AskView } | { k
 
 /** The inbound port of the HTTP API and the MCP server: asks put to people by other programs. */
 export interface AskApi {
-  /** True once any token exists (API_TOKENS or an admin's): only then does Parley serve the API. */
-  enabled(): Promise<boolean>;
   /** The name of the live token whose secret this is; undefined for anything else. Constant time per token. */
   authenticate(secret: string): Promise<string | undefined>;
   /** Opens an ask from a request body (any §2 dialect under `ask`, or GenericAgent's payload under `interrupt`). */
