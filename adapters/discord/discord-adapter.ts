@@ -241,7 +241,7 @@ export class DiscordAdapter implements ServingAdapter {
   }
 
   placeAsk(place: AskPlace): Promise<ConversationRef> {
-    return placeDiscordAsk(this.client.rest, place, toDiscordMarkdown(place.opener));
+    return placeDiscordAsk(this.client.rest, place, place.title);
   }
 
   private async send(

@@ -1,4 +1,4 @@
-import { type APIChannel, type APIMessage, DiscordAPIError, type REST, Routes } from "discord.js";
+import { type APIChannel, type APIMessage, ChannelType, DiscordAPIError, type REST, Routes } from "discord.js";
 import { PlaceError } from "../../src/ports/errors.js";
 import type { AskPlace } from "../../src/ports/platform-adapter.js";
 import type { ConversationRef } from "../../src/ports/session-store.js";
@@ -8,13 +8,24 @@ import { PLATFORM } from "./parse-message.js";
 const NO_MENTIONS = { parse: [] as [] };
 /** A thread's name holds at most 100 characters. */
 const THREAD_NAME_CHARS = 100;
+/** Discord's ids are snowflakes; it answers any other id in a path with 400 (50035), not 404. */
+const SNOWFLAKE = /^\d{1,20}$/;
+/** The channels a thread can be started in from a message. */
+const THREAD_PARENTS: readonly ChannelType[] = [ChannelType.GuildText, ChannelType.GuildAnnouncement];
+const THREADS: readonly ChannelType[] = [ChannelType.PublicThread, ChannelType.PrivateThread, ChannelType.AnnouncementThread];
 
-function refused(error: unknown): never {
-  if (error instanceof DiscordAPIError && error.status === 404)
-    throw new PlaceError("Discord has no such channel, or Parley cannot see it");
-  if (error instanceof DiscordAPIError && error.status === 403)
-    throw new PlaceError("Parley may not post there: give it View Channel, Send Messages and Create Public Threads");
-  throw error;
+function refused(what: "channel" | "thread") {
+  return (error: unknown): never => {
+    if (error instanceof DiscordAPIError && error.status === 404)
+      throw new PlaceError(`Discord has no such ${what}, or Parley cannot see it: check the id, and that Parley may view the channel`);
+    if (error instanceof DiscordAPIError && error.status === 403)
+      throw new PlaceError("Parley may not post there: give it View Channel, Send Messages and Create Public Threads");
+    throw error;
+  };
+}
+
+function checkId(id: string, what: "channel" | "thread"): void {
+  if (!SNOWFLAKE.test(id)) throw new PlaceError(`a Discord ${what} id is a number such as 123456789012345678; got "${id}"`);
 }
 
 /**
@@ -22,18 +33,38 @@ function refused(error: unknown): never {
  * short message naming who asks. A thread started from a message takes that message's id.
  */
 export async function placeDiscordAsk(rest: REST, place: AskPlace, threadName: string): Promise<ConversationRef> {
+  checkId(place.channel, "channel");
   if (place.thread !== undefined) {
-    const thread = (await rest.get(Routes.channel(place.thread)).catch(refused)) as APIChannel & { parent_id?: string; guild_id?: string };
-    if (thread.parent_id !== place.channel || !thread.guild_id) throw new PlaceError("that thread is not in that channel");
+    checkId(place.thread, "thread");
+    const thread = (await rest.get(Routes.channel(place.thread)).catch(refused("thread"))) as APIChannel & {
+      parent_id?: string | null;
+      guild_id?: string;
+    };
+    if (!THREADS.includes(thread.type))
+      throw new PlaceError(`"thread" ${place.thread} is not a thread: give a thread of the channel, or omit "thread" to start one`);
+    if (thread.parent_id !== place.channel || !thread.guild_id)
+      throw new PlaceError(
+        `"thread" ${place.thread} is not a thread of channel ${place.channel}: give a thread of that channel, or omit "thread" to start one`,
+      );
     return { platform: PLATFORM, workspace: thread.guild_id, channel: place.channel, thread: place.thread };
   }
-  const channel = (await rest.get(Routes.channel(place.channel)).catch(refused)) as APIChannel & { guild_id?: string };
-  if (!channel.guild_id) throw new PlaceError("asks go to a server's text channel, not a DM");
+  const channel = (await rest.get(Routes.channel(place.channel)).catch(refused("channel"))) as APIChannel & { guild_id?: string };
+  // Checked before anything is posted: a thread cannot be started in a DM, a thread, a forum or a voice channel.
+  if (!channel.guild_id || !THREAD_PARENTS.includes(channel.type))
+    throw new PlaceError(
+      `asks go to a server's text channel, not a DM, a thread or a forum: give the text channel's id, and a thread of it as "thread"`,
+    );
   const body = { content: toDiscordMarkdown(place.opener), allowed_mentions: NO_MENTIONS };
-  const opener = (await rest.post(Routes.channelMessages(place.channel), { body }).catch(refused)) as APIMessage;
-  const name = threadName.length > THREAD_NAME_CHARS ? `${threadName.slice(0, THREAD_NAME_CHARS - 1)}…` : threadName;
+  const opener = (await rest.post(Routes.channelMessages(place.channel), { body }).catch(refused("channel"))) as APIMessage;
   await rest
-    .post(Routes.threads(place.channel, opener.id), { body: { name: name || "Question", auto_archive_duration: 1440 } })
-    .catch(refused);
+    .post(Routes.threads(place.channel, opener.id), { body: { name: cut(threadName) || "Question", auto_archive_duration: 1440 } })
+    .catch(refused("channel"));
   return { platform: PLATFORM, workspace: channel.guild_id, channel: place.channel, thread: opener.id };
+}
+
+/** A thread name within Discord's limit, never ending in half of a surrogate pair (an emoji cut in two). */
+function cut(name: string): string {
+  if (name.length <= THREAD_NAME_CHARS) return name;
+  const head = name.slice(0, THREAD_NAME_CHARS - 1);
+  return `${/[\uD800-\uDBFF]$/.test(head) ? head.slice(0, -1) : head}…`;
 }

@@ -1,19 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { HttpRoute } from "../../src/ports/http-route.js";
+import { type HttpRoute, pathMatches } from "../../src/ports/http-route.js";
 
 export interface HttpServer {
   port: number;
   close(): Promise<void>;
-}
-
-/** Whether a request path fits a route path, `:name` segments matching any one segment. */
-export function pathMatches(pattern: string, path: string): boolean {
-  const want = pattern.split("/");
-  const got = path.split("/");
-  return (
-    want.length === got.length && want.every((segment, index) => (segment.startsWith(":") ? got[index] !== "" : segment === got[index]))
-  );
 }
 
 /** Routes a request: 404 for an unknown path, 405 (with Allow) for a known path and another method. */

@@ -1,8 +1,8 @@
-import type { Server } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { App, HTTPReceiver, SocketModeReceiver, webApi } from "@slack/bolt";
+import { App, HTTPModuleFunctions, HTTPReceiver, SocketModeReceiver, webApi } from "@slack/bolt";
 import type { AdminHandler, Conversation, ServingAdapter } from "../../src/ports/conversation.js";
-import type { HttpRoute } from "../../src/ports/http-route.js";
+import { type HttpRoute, pathMatches } from "../../src/ports/http-route.js";
 import type { Logger } from "../../src/ports/logger.js";
 import type { AskPlace, CardView, PostCardOptions, ProgressView, ReplyOptions, Settlement } from "../../src/ports/platform-adapter.js";
 import type { RichText } from "../../src/ports/rich-text.js";
@@ -275,6 +275,14 @@ function httpReceiver(
     endpoints: [EVENTS_PATH],
     bodyLimit: SLACK_MAX_BODY_BYTES,
     customRoutes: routes.map((route) => ({ path: route.path, method: [...(route.methods ?? ["GET"])], handler: route.handler })),
+    // Bolt matches custom routes with path-to-regexp, which throws on a malformed %-escape in a `:param` segment
+    // (GET /v1/asks/%zz) and Bolt answers that with an empty 500: the route is found here without decoding anything.
+    dispatchErrorHandler: (args) => {
+      if (!(args.error instanceof URIError)) return HTTPModuleFunctions.defaultDispatchErrorHandler(args);
+      const route = routeFor(routes, args.request);
+      if (route) route.handler(args.request, args.response);
+      else args.response.writeHead(404).end();
+    },
   });
   receiver.requestListener = guardSlackRequests(receiver.requestListener, {
     path: EVENTS_PATH,
@@ -283,4 +291,10 @@ function httpReceiver(
     gate,
   });
   return receiver;
+}
+
+/** The route whose path and method fit the request, read without decoding. */
+function routeFor(routes: HttpRoute[], request: IncomingMessage): HttpRoute | undefined {
+  const path = (request.url ?? "").split("?")[0] ?? "";
+  return routes.find((route) => pathMatches(route.path, path) && (route.methods ?? ["GET"]).includes(request.method ?? ""));
 }

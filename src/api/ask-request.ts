@@ -6,6 +6,11 @@ const PLATFORMS = ["slack", "discord"] as const;
 const ID = /^[A-Za-z0-9_.-]{1,64}$/;
 const MAX_ANSWERERS = 50;
 const MAX_METADATA_CHARS = 4000;
+/**
+ * How deep a body may nest objects and arrays. Parley's own JSON handling (the idempotency hash, the metadata's size,
+ * the stored row) recurses, and a 64 KB body can nest 30 000 levels deep: past a few thousand that overflows the stack.
+ */
+const MAX_DEPTH = 32;
 
 /** An ask request of the HTTP API or the MCP server, checked: where it goes, who may answer, what it asks. */
 export interface AskRequest {
@@ -46,6 +51,17 @@ function address(text: string, what: string, example: string): { platform: strin
   return { platform, id };
 }
 
+/** Whether a JSON value nests objects or arrays deeper than `limit`; iterative, so any depth is measured safely. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<{ item: unknown; depth: number }> = [{ item: value, depth: 0 }];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (typeof next.item !== "object" || next.item === null) continue;
+    if (next.depth >= limit) return true;
+    for (const child of Object.values(next.item)) stack.push({ item: child, depth: next.depth + 1 });
+  }
+  return false;
+}
+
 function callbackUrl(text: string | undefined): string | null | { error: string } {
   if (text === undefined) return null;
   try {
@@ -66,6 +82,8 @@ export function parseAskRequest(
   const fail = (error: string) => ({ ok: false as const, error: `ERROR: ${error}` });
   if (typeof body !== "object" || body === null || Array.isArray(body))
     return fail('the body must be a JSON object such as {"channel": "slack:C0123", "ask": {"type": "confirm", "question": "Ship it?"}}');
+  if (nestedDeeperThan(body, MAX_DEPTH))
+    return fail(`the body nests objects or arrays more than ${MAX_DEPTH} levels deep: flatten "metadata" (or "interrupt")`);
   const parsed = requestSchema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

@@ -37,6 +37,7 @@ export interface ExternalAsksDependencies {
   logger: Logger;
 }
 
+const ASK_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const CANCELLED: AskResult = { ok: false, cancelled: true };
 
 /** Asks other programs put to people (DESIGN §12): created, read, awaited and cancelled for the token that owns them. */
@@ -80,15 +81,17 @@ export class ExternalAsks implements AskApi {
     }
     const adapter = this.deps.adapterFor(request.platform);
     if (!adapter?.placeAsk) return { kind: "invalid", error: `ERROR: "channel": Parley is not connected to ${request.platform} here` };
+    const title = request.spec.title ?? firstLine(request.spec.question);
     let conversation: ConversationRef;
     try {
       conversation = await adapter.placeAsk({
         channel: request.channel,
         ...(request.thread !== undefined ? { thread: request.thread } : {}),
-        opener: rich`📨 A question from ${code(token)}: ${untrusted(request.spec.title ?? firstLine(request.spec.question))}`,
+        opener: rich`📨 A question from ${code(token)}: ${untrusted(title)}`,
+        title,
       });
     } catch (error) {
-      if (error instanceof PlaceError) return { kind: "invalid", error: `ERROR: "channel": ${error.message}` };
+      if (error instanceof PlaceError) return { kind: "invalid", error: `ERROR: ${error.message}` };
       throw error;
     }
     const now = clock();
@@ -164,6 +167,8 @@ export class ExternalAsks implements AskApi {
   }
 
   private async owned(token: string, askId: string) {
+    // Ask ids are short base64url words: anything else names no ask, and never reaches the database (a NUL would).
+    if (!ASK_ID.test(askId)) return undefined;
     const [found, external] = await Promise.all([this.deps.store.getAskWithSession(askId), this.deps.store.getExternalAsk(askId)]);
     // Another token's ask is as unknown as one that never was: nothing tells a caller it exists.
     if (!found || !external || external.token !== token) return undefined;
@@ -180,7 +185,8 @@ export class ExternalAsks implements AskApi {
   }
 }
 
+/** The question's first line, at most 150 characters; cut between code points, never inside one. */
 function firstLine(text: string): string {
-  const line = text.split("\n", 1)[0] ?? "";
-  return line.length > 150 ? `${line.slice(0, 149)}…` : line;
+  const characters = Array.from(text.split("\n", 1)[0] ?? "");
+  return characters.length > 150 ? `${characters.slice(0, 149).join("")}…` : characters.join("");
 }

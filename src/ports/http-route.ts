@@ -10,3 +10,12 @@ export interface HttpRoute {
   methods?: readonly string[];
   handler: (request: IncomingMessage, response: ServerResponse) => void;
 }
+
+/** Whether a request path fits a route path, a `:name` segment matching any one non-empty segment (not decoded). */
+export function pathMatches(pattern: string, path: string): boolean {
+  const want = pattern.split("/");
+  const got = path.split("/");
+  return (
+    want.length === got.length && want.every((segment, index) => (segment.startsWith(":") ? got[index] !== "" : segment === got[index]))
+  );
+}

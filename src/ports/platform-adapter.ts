@@ -66,6 +66,8 @@ export interface AskPlace {
   channel: string;
   thread?: string;
   opener: RichText;
+  /** Plain words naming the question, for a platform that titles threads (Discord). */
+  title: string;
 }
 
 /** A chat platform: draws cards and messages. Inbound traffic is the adapter's own business. */

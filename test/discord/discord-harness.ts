@@ -2,6 +2,7 @@ import { AnthropicModelClient } from "../../adapters/anthropic/anthropic-model-c
 import { DiscordAdapter } from "../../adapters/discord/discord-adapter.js";
 import { SqliteSessionStore } from "../../db/sqlite-session-store.js";
 import { AdminCommands } from "../../src/admin/admin-commands.js";
+import type { TokenHash } from "../../src/api/api-tokens.js";
 import { Engine } from "../../src/engine/engine.js";
 import { createRuntimeSettings, type EngineSettings, type RuntimeSettings } from "../../src/engine/settings.js";
 import { createLogger, type Logger, SILENT_LOGGER } from "../../src/logger.js";
@@ -32,6 +33,11 @@ export interface HarnessOptions {
   adminUserIds?: string[];
   /** Where the adapter and the engine log; silent unless DEBUG_DISCORD is set. */
   logger?: Logger;
+  /**
+   * API_TOKENS: the engine takes asks from other programs. Nothing is mounted (the harness has no HTTP listener):
+   * tests call `engine.api`, the port the HTTP routes and the MCP server call.
+   */
+  apiTokens?: TokenHash[];
 }
 
 /** Real discord.js, the fake Discord API and gateway, the fake Anthropic API and a real Engine on a SQLite file. */
@@ -75,6 +81,7 @@ export class DiscordHarness {
       ...(this.options.toolProvider ? { toolProvider: this.options.toolProvider } : {}),
       ...(this.options.toolRules ? { toolRules: this.options.toolRules } : {}),
       ...(this.options.adminUserIds ? { adminUserIds: this.options.adminUserIds } : {}),
+      ...(this.options.apiTokens ? { apiTokens: this.options.apiTokens } : {}),
     });
     const admin = new AdminCommands({
       engine: this.engine,

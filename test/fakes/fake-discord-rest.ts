@@ -129,6 +129,16 @@ export class FakeDiscordRest {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
+  /**
+   * Another text channel of the guild, or a thread in `parentId`; REST knows it (GET /channels/:id, posts), while
+   * READY lists only the first channel, as for a channel created after the bot connected.
+   */
+  addChannel(kind: "text" | "thread", parentId?: string): string {
+    const id = snowflake();
+    this.channels.set(id, { id, kind, guildId: this.guildId, ...(kind === "thread" ? { parentId: parentId ?? this.channelId } : {}) });
+    return id;
+  }
+
   protected channel(id: string): Channel {
     const channel = this.channels.get(id);
     if (!channel) throw new Error(`fake discord: no channel ${id}`);
@@ -180,6 +190,13 @@ export class FakeDiscordRest {
       reply(401, { message: "401: Unauthorized", code: 0 });
       return;
     }
+    // Discord reads an id in the path as a snowflake: anything else is a 400 (50035), not a 404.
+    const pathId = /^\/channels\/([^/]+)/.exec(path)?.[1];
+    if (pathId !== undefined && !/^\d+$/.test(pathId)) {
+      const coerce = { code: "NUMBER_TYPE_COERCE", message: `Value "${pathId}" is not snowflake.` };
+      reply(400, { message: "Invalid Form Body", code: 50035, errors: { channel_id: { _errors: [coerce] } } });
+      return;
+    }
     const route = routeOf(request.method ?? "", path);
     const errors = route.validate?.(body ?? {}) ?? {};
     if (Object.keys(errors).length > 0) {
@@ -226,6 +243,9 @@ export class FakeDiscordRest {
         return { status: 200, json: message };
       }
       case "start-thread": {
+        // A thread starts from a message of a text channel, never of a thread or a DM.
+        if (this.channels.get(first)?.kind !== "text")
+          return { status: 400, json: { message: "Cannot execute action on this channel type", code: 50024 } };
         if (this.channels.has(second))
           return { status: 400, json: { message: "A thread has already been created for this message", code: 160004 } };
         const thread = threadObject(second, this.guildId, first, String(body?.name ?? "thread"), this.bot.id);
