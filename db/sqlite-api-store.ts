@@ -91,7 +91,7 @@ export class SqliteApiStore {
   }
 
   saveToken(token: StoredToken): boolean {
-    // The partial unique index on live names turns a second live token of the same name into an ignored insert.
+    // The name is the key: a name ever used, revoked or not, is an ignored insert.
     return this.statements.saveToken.run(token).changes > 0;
   }
 

@@ -81,6 +81,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ reason }, "shutdown-started");
+    // Long-polls would keep the listeners open for up to an hour (MCP waits): they answer now, and callers ask again.
+    engine.endApiWaits();
     // Stop taking new work first, then let in-flight turns finish or reach their next checkpoint.
     for (const adapter of platforms) await adapter.stop().catch((error: unknown) => logger.warn({ err: error }, "adapter-stop failed"));
     await httpServer?.close();

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type HttpRoute, pathMatches } from "../../src/ports/http-route.js";
+import { type HttpRoute, pathMatches, routeMiss } from "../../src/ports/http-route.js";
 
 export interface HttpServer {
   port: number;
@@ -10,17 +10,15 @@ export interface HttpServer {
 /** Routes a request: 404 for an unknown path, 405 (with Allow) for a known path and another method. */
 export function routeRequest(routes: readonly HttpRoute[], request: IncomingMessage, response: ServerResponse): void {
   const path = (request.url ?? "").split("?")[0] ?? "";
-  const matching = routes.filter((route) => pathMatches(route.path, path));
-  const route = matching.find((candidate) => (candidate.methods ?? ["GET"]).includes(request.method ?? ""));
+  const route = routes.find(
+    (candidate) => pathMatches(candidate.path, path) && (candidate.methods ?? ["GET"]).includes(request.method ?? ""),
+  );
   if (route) {
     route.handler(request, response);
     return;
   }
-  if (matching.length === 0) {
-    response.writeHead(404).end();
-    return;
-  }
-  response.writeHead(405, { allow: matching.flatMap((candidate) => candidate.methods ?? ["GET"]).join(", ") }).end();
+  const miss = routeMiss(routes, request.method ?? "", path);
+  response.writeHead(miss.status, miss.headers).end(miss.body);
 }
 
 /** The listener for Socket Mode and Discord, which need no HTTP of their own: health, and the API when served. */

@@ -58,8 +58,9 @@ function text(value: unknown, isError = false): CallToolResult {
 
 function waitSeconds(value: unknown): number | string {
   if (value === undefined) return DEFAULT_WAIT_S;
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) return "ERROR: wait_s must be a number of seconds";
-  return Math.min(MAX_WAIT_S, value);
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || value > MAX_WAIT_S)
+    return `ERROR: wait_s must be a number of seconds from 0 to ${MAX_WAIT_S}`;
+  return value;
 }
 
 /** What `ask_user` and `get_ask_result` return: the §2 result once the ask ended, else the pending object. */

@@ -1,8 +1,8 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { App, HTTPModuleFunctions, HTTPReceiver, SocketModeReceiver, webApi } from "@slack/bolt";
+import { App, HTTPModuleFunctions, HTTPReceiver, HTTPReceiverDeferredRequestError, SocketModeReceiver, webApi } from "@slack/bolt";
 import type { AdminHandler, Conversation, ServingAdapter } from "../../src/ports/conversation.js";
-import { type HttpRoute, pathMatches } from "../../src/ports/http-route.js";
+import { type HttpRoute, pathMatches, routeMiss } from "../../src/ports/http-route.js";
 import type { Logger } from "../../src/ports/logger.js";
 import type { AskPlace, CardView, PostCardOptions, ProgressView, ReplyOptions, Settlement } from "../../src/ports/platform-adapter.js";
 import type { RichText } from "../../src/ports/rich-text.js";
@@ -277,11 +277,14 @@ function httpReceiver(
     customRoutes: routes.map((route) => ({ path: route.path, method: [...(route.methods ?? ["GET"])], handler: route.handler })),
     // Bolt matches custom routes with path-to-regexp, which throws on a malformed %-escape in a `:param` segment
     // (GET /v1/asks/%zz) and Bolt answers that with an empty 500: the route is found here without decoding anything.
+    // Unrouted requests get the same JSON 404/405 as on Parley's own listener.
     dispatchErrorHandler: (args) => {
-      if (!(args.error instanceof URIError)) return HTTPModuleFunctions.defaultDispatchErrorHandler(args);
+      const unrouted = args.error instanceof URIError || args.error instanceof HTTPReceiverDeferredRequestError;
+      if (!unrouted) return HTTPModuleFunctions.defaultDispatchErrorHandler(args);
       const route = routeFor(routes, args.request);
-      if (route) route.handler(args.request, args.response);
-      else args.response.writeHead(404).end();
+      if (route) return route.handler(args.request, args.response);
+      const miss = routeMiss(routes, args.request.method ?? "", (args.request.url ?? "").split("?")[0] ?? "");
+      args.response.writeHead(miss.status, miss.headers).end(miss.body);
     },
   });
   receiver.requestListener = guardSlackRequests(receiver.requestListener, {

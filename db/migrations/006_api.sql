@@ -17,13 +17,13 @@ CREATE UNIQUE INDEX api_asks_idempotency ON api_asks (token, idempotency_key) WH
 -- The sweeper's read of owed callbacks: few rows, since delivered ones leave the index.
 CREATE INDEX api_asks_callbacks_owed ON api_asks (callback_next_at) WHERE callback_url IS NOT NULL AND callback_done_at IS NULL;
 
--- Tokens admins created with /parley tokens create: the SHA-256 of the secret, never the secret.
+-- Tokens admins created with /parley tokens create: the SHA-256 of the secret, never the secret. A name is one
+-- token's for ever (asks belong to the name): a revoked token stays, so its name is never handed to another.
 CREATE TABLE api_tokens (
   name TEXT NOT NULL,
   secret_hash TEXT NOT NULL,
   created_by TEXT NOT NULL,
   created_at INTEGER NOT NULL,
   revoked_at INTEGER,
-  PRIMARY KEY (name, created_at)
+  PRIMARY KEY (name)
 ) WITHOUT ROWID;
-CREATE UNIQUE INDEX api_tokens_live ON api_tokens (name) WHERE revoked_at IS NULL;

@@ -40,7 +40,7 @@ const API_SQL = {
     "finish",
     "UPDATE api_asks SET callback_done_at = $3, callback_outcome = $2 WHERE ask_id = $1 AND callback_done_at IS NULL",
   ),
-  // No conflict target: a live token of that name (the partial index) and an exact (name, created_at) clash both refuse.
+  // The name is the key: a name ever used, revoked or not, refuses the insert.
   saveToken: statement(
     "save-token",
     `INSERT INTO api_tokens (name, secret_hash, created_by, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5)
@@ -122,7 +122,7 @@ export class PostgresApiStore implements ApiStore {
     await this.query(API_SQL.finish, [askId, outcome, now]);
   }
 
-  /** Stores a token; false when a live token has the name. */
+  /** Stores a token; false when the name was ever used. */
   async saveToken(token: StoredToken): Promise<boolean> {
     const values = [token.name, token.secretHash, token.createdBy, token.createdAt, token.revokedAt];
     return (await this.query(API_SQL.saveToken, values)).rowCount === 1;

@@ -45,8 +45,8 @@ export async function runTokenCommand(command: TokenCommand, actor: Actor, deps:
   }
   const secret = newSecret();
   const saved = await store.saveToken({ name, secretHash: hashSecret(secret), createdBy: actor.id, createdAt: clock(), revokedAt: null });
-  if (!saved)
-    return { reply: rich`A token named ${code(name)} exists: revoke it first, or pick another name.`, target: name, outcome: "exists" };
+  // A revoked token's name is not reused: its asks and callbacks belong to that name, and must stay out of reach.
+  if (!saved) return { reply: rich`A token named ${code(name)} exists or existed: pick another name.`, target: name, outcome: "exists" };
   return {
     reply: rich`Token ${code(name)} created. Its secret, shown this once: ${code(secret)}\nSend it as ${code("Authorization: Bearer <secret>")} to /v1/asks or /mcp (docs/api.md).`,
     target: name,

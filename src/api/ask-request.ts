@@ -102,8 +102,10 @@ export function parseAskRequest(
     if (typeof person === "string") return fail(person);
     if (person.platform !== place.platform)
       return fail(`"answerers" must be people of ${place.platform}, where the card is posted; got "${text.slice(0, 80)}"`);
-    answerers.push(person.id);
+    if (!answerers.includes(person.id)) answerers.push(person.id);
   }
+  // An empty list would read as "anyone", the opposite of what a caller who names answerers means.
+  if (data.answerers?.length === 0) return fail('"answerers" is empty: name at least one person, or leave it out to let anyone answer');
   if ((data.ask === undefined) === (data.interrupt === undefined))
     return fail(
       'give the question as "ask" (any ask_user input) or as "interrupt" (GenericAgent\'s INTERRUPT payload), exactly one of them',

@@ -32,21 +32,17 @@ export function retryDelay(attempt: number): number {
  * recorded done on the receiver's 2xx: at least once, and once unless a crash falls between the two.
  */
 export class CallbackOutbox {
-  private running: Promise<void> | undefined;
+  /** Asks whose callback this process is sending now: a slow receiver holds up its own callback only. */
+  private readonly sending = new Set<string>();
 
   constructor(private readonly deps: CallbackOutboxDependencies) {}
 
-  /** Delivers what is due now; a call while a round runs waits for that round instead of starting another. */
-  deliverDue(): Promise<void> {
-    this.running ??= this.round().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
-  }
-
-  private async round(): Promise<void> {
+  /** Sends every callback due now that this process is not already sending; resolves when those attempts end. */
+  async deliverDue(): Promise<void> {
     const due = await this.deps.store.listDueCallbacks(this.deps.clock(), DUE_PER_ROUND);
-    await Promise.all(due.map((item) => this.deliver(item.external, item.ask)));
+    const fresh = due.filter((item) => !this.sending.has(item.ask.id));
+    for (const item of fresh) this.sending.add(item.ask.id);
+    await Promise.all(fresh.map((item) => this.deliver(item.external, item.ask).finally(() => this.sending.delete(item.ask.id))));
   }
 
   private async deliver(external: ExternalAsk, ask: Ask): Promise<void> {

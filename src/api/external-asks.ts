@@ -43,6 +43,9 @@ const CANCELLED: AskResult = { ok: false, cancelled: true };
 /** Asks other programs put to people (DESIGN §12): created, read, awaited and cancelled for the token that owns them. */
 export class ExternalAsks implements AskApi {
   private readonly callbacks: CallbackOutbox | undefined;
+  /** The create in flight (and queued) per token and idempotency key. */
+  private readonly creating = new Map<string, Promise<CreateOutcome>>();
+  private readonly closing = new AbortController();
 
   constructor(private readonly deps: ExternalAsksDependencies) {
     const sender = deps.callbackSender;
@@ -67,7 +70,30 @@ export class ExternalAsks implements AskApi {
     return [...this.deps.envTokens, ...(await this.liveTokens())].find((candidate) => candidate.name === token)?.secretHash;
   }
 
-  async create(token: string, body: unknown, idempotencyKey?: string): Promise<CreateOutcome> {
+  /**
+   * Retries under one idempotency key run one after another in this process, so only the first opens a thread; the
+   * others find its ask and replay it. (Across processes the store still keeps one ask; a thread opened by a racing
+   * retry elsewhere stays as an empty opener.)
+   */
+  create(token: string, body: unknown, idempotencyKey?: string): Promise<CreateOutcome> {
+    if (idempotencyKey === undefined) return this.createOnce(token, body, undefined);
+    const key = `${token}\n${idempotencyKey}`;
+    const previous = this.creating.get(key) ?? Promise.resolve();
+    const attempt = previous.catch(() => {}).then(() => this.createOnce(token, body, idempotencyKey));
+    this.creating.set(key, attempt);
+    const forget = () => {
+      if (this.creating.get(key) === attempt) this.creating.delete(key);
+    };
+    attempt.then(forget, forget);
+    return attempt;
+  }
+
+  /** Ends every wait at once (a shutdown): each returns the ask as it stands, so no request holds the process. */
+  endWaits(): void {
+    this.closing.abort();
+  }
+
+  private async createOnce(token: string, body: unknown, idempotencyKey?: string): Promise<CreateOutcome> {
     const { store, clock } = this.deps;
     const parsed = parseAskRequest(body, this.deps.settings.get().askTimeoutSeconds);
     if (!parsed.ok) return { kind: "invalid", error: parsed.error };
@@ -125,8 +151,9 @@ export class ExternalAsks implements AskApi {
     return { kind: "created", view: view! };
   }
 
-  async get(token: string, askId: string, waitMs = 0, signal?: AbortSignal): Promise<AskView | undefined> {
+  async get(token: string, askId: string, waitMs = 0, callerSignal?: AbortSignal): Promise<AskView | undefined> {
     const until = this.deps.clock() + waitMs;
+    const signal = callerSignal ? AbortSignal.any([callerSignal, this.closing.signal]) : this.closing.signal;
     let view = await this.view(token, askId);
     let fresh: AskResult | undefined;
     while (view?.status === "pending" && !signal?.aborted) {

@@ -261,6 +261,11 @@ export class Engine implements Conversation {
     this.sweeper.unref();
   }
 
+  /** Ends every API long-poll and MCP wait now (they answer with the ask as it stands): called first on shutdown. */
+  endApiWaits(): void {
+    this.external.endWaits();
+  }
+
   /** Stops the sweeper and waits for in-flight work: turns finish or reach their next checkpoint. */
   async close(): Promise<void> {
     if (this.sweeper) clearInterval(this.sweeper);

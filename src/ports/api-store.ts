@@ -68,7 +68,7 @@ export interface ApiStore {
   takeCallback(askId: string, now: number, retryAt: number): Promise<number | undefined>;
   /** The callback was delivered, or given up: recorded with its outcome, never sent again. */
   finishCallback(askId: string, outcome: string, now: number): Promise<void>;
-  /** Stores a new token; false when the name is taken by a token not revoked. */
+  /** Stores a new token; false when the name was ever taken (a revoked token keeps its name: asks belong to names). */
   saveToken(token: StoredToken): Promise<boolean>;
   /** Revokes a token by name; false when there is none live by that name. */
   revokeToken(name: string, now: number): Promise<boolean>;

@@ -19,3 +19,20 @@ export function pathMatches(pattern: string, path: string): boolean {
     want.length === got.length && want.every((segment, index) => (segment.startsWith(":") ? got[index] !== "" : segment === got[index]))
   );
 }
+
+/** A request no route takes, answered as JSON: 405 with the methods the path takes, or 404. */
+export function routeMiss(
+  routes: readonly HttpRoute[],
+  method: string,
+  path: string,
+): { status: number; headers: Record<string, string>; body: string } {
+  const methods = routes.filter((route) => pathMatches(route.path, path)).flatMap((route) => route.methods ?? ["GET"]);
+  const json = { "content-type": "application/json" };
+  if (methods.length === 0) return { status: 404, headers: json, body: JSON.stringify({ error: `ERROR: no route ${path.slice(0, 100)}` }) };
+  const allow = methods.join(", ");
+  return {
+    status: 405,
+    headers: { ...json, allow },
+    body: JSON.stringify({ error: `ERROR: ${path.slice(0, 100)} takes ${allow}, not ${method.slice(0, 10)}` }),
+  };
+}

@@ -53,7 +53,7 @@ export class MemoryApiRecords {
   }
 
   saveToken(token: StoredToken): boolean {
-    if (this.tokens.some((stored) => stored.name === token.name && stored.revokedAt === null)) return false;
+    if (this.tokens.some((stored) => stored.name === token.name)) return false;
     this.tokens.push({ ...token });
     return true;
   }

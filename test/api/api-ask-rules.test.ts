@@ -94,6 +94,29 @@ describe("API asks follow the rules of every ask", () => {
     expect((await harness.store.getExternalAsk(id))?.callbackOutcome).toBe("delivered");
   });
 
+  it("a receiver that does not answer holds up its own callback only", async () => {
+    let release: (() => void) | undefined;
+    const slow = "https://slow.example.com/hook";
+    const hanging: CallbackSender = {
+      send: (url, body, headers) =>
+        url === slow ? new Promise<number>((resolve) => (release = () => resolve(200))) : sender.send(url, body, headers),
+    };
+    await harness.close();
+    harness = await new SlackHarness({ apiTokens: API_TOKENS, clock: () => now, callbackSender: hanging }).start();
+    api = new ApiClient(harness.baseUrl);
+    const first = String((await api.create({ channel: `slack:${CHANNEL}`, ask: { question: "A?" }, callback_url: slow })).body.id);
+    const second = String((await api.create({ channel: `slack:${CHANNEL}`, ask: { question: "B?" }, callback_url: callbackUrl })).body.id);
+    await threadOf(first);
+    await threadOf(second);
+    await api.cancel(first);
+    await waitFor(() => release !== undefined, "the hanging delivery");
+    await api.cancel(second);
+    await waitFor(() => sent.some((entry) => JSON.parse(entry.body).id === second), "the second callback, while the first hangs");
+    release!();
+    await harness.engine.idle();
+    expect((await harness.store.getExternalAsk(first))?.callbackOutcome).toBe("delivered");
+  });
+
   it("a callback is given up 24 h after the ask ended", async () => {
     receiverStatus = 503;
     const id = String((await api.create({ channel: `slack:${CHANNEL}`, ask: { question: "Notes?" }, callback_url: callbackUrl })).body.id);

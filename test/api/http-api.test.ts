@@ -202,6 +202,10 @@ describe("HTTP API: asks put by another program", () => {
     expect((await adminToken.get(String(own.body.id))).status).toBe(401);
     await harness.engine.idle();
     expect(harness.slack.callsOf("chat.postMessage")).toHaveLength(posts);
+    // The name stays the revoked token's: a new token under it would inherit the old one's asks.
+    await harness.sender.command(slashCommand(CAROL_ADMIN, "tokens create deploy-bot", harness.responseUrl));
+    await waitFor(() => harness.slack.responses.length > 2, "the refused create");
+    expect(JSON.stringify(harness.slack.responses.at(-1)!.body)).toContain("exists or existed");
     // The secret is in the admin's private reply only: never in the audit trail or the database file.
     const rows = harness.store.db.prepare("SELECT * FROM audit").all();
     expect(JSON.stringify(rows)).not.toContain(secret);
@@ -213,6 +217,42 @@ describe("HTTP API: asks put by another program", () => {
     expect(big.status).toBe(413);
     expect((await api.call("GET", "/v1/asks/abc?wait=61")).status).toBe(400);
     expect((await api.call("GET", "/v1/asks/abc?wait=x")).status).toBe(400);
-    expect((await api.call("PUT", "/v1/asks/abc")).status).toBe(404);
+    const put = await api.call("PUT", "/v1/asks/abc");
+    expect(put.status).toBe(405);
+    expect(put.headers.get("allow")).toBe("GET, DELETE");
+    const nowhere = await api.call("GET", "/v1/nothing");
+    expect(nowhere.status).toBe(404);
+    expect(String(nowhere.body.error)).toContain("no route");
+  });
+
+  it("retries under one Idempotency-Key sent at the same moment open one thread, one ask and one card", async () => {
+    const key = { "idempotency-key": "burst-1" };
+    const responses = await Promise.all([1, 2, 3, 4, 5].map(() => api.create(confirmAsk, key)));
+    expect(responses.map((response) => response.status).sort()).toEqual([200, 200, 200, 200, 201]);
+    expect(new Set(responses.map((response) => response.body.id)).size).toBe(1);
+    await cardOf(String(responses[0]!.body.id));
+    await harness.engine.idle();
+    const topLevel = harness.slack.callsOf("chat.postMessage").filter((call) => call.ok && call.params.thread_ts === undefined);
+    expect(topLevel).toHaveLength(1);
+  });
+
+  it("a shutdown ends every long-poll at once with the ask as it stands", async () => {
+    const id = String((await api.create(confirmAsk)).body.id);
+    const started = Date.now();
+    const poll = api.get(id, 60);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    harness.engine.endApiWaits();
+    const response = await poll;
+    expect(response.body.status).toBe("pending");
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it("answerers: an empty list is refused, a repeated person is named once", async () => {
+    const empty = await api.create({ ...confirmAsk, answerers: [] });
+    expect(empty.status).toBe(400);
+    expect(String(empty.body.error)).toContain('"answerers" is empty');
+    const id = String((await api.create({ ...confirmAsk, answerers: [`slack:${ALICE}`, `slack:${ALICE}`] })).body.id);
+    const { card } = await cardOf(id);
+    expect(JSON.stringify(card.blocks)).toContain(`Only <@${ALICE}> or an admin can answer`);
   });
 });

@@ -22,14 +22,13 @@ CREATE UNIQUE INDEX api_asks_idempotency ON api_asks (token, idempotency_key) WH
 -- The sweeper's read of owed callbacks: few rows, since delivered ones leave the index.
 CREATE INDEX api_asks_callbacks_owed ON api_asks (callback_next_at) WHERE callback_url IS NOT NULL AND callback_done_at IS NULL;
 
--- Tokens admins created with /parley tokens create: the SHA-256 of the secret, never the secret.
+-- Tokens admins created with /parley tokens create: the SHA-256 of the secret, never the secret. A name is one
+-- token's for ever (asks belong to the name): a revoked token stays, so its name is never handed to another.
 CREATE TABLE api_tokens (
   name TEXT COLLATE "C" NOT NULL,
   secret_hash TEXT NOT NULL,
   created_by TEXT NOT NULL,
   created_at BIGINT NOT NULL,
   revoked_at BIGINT,
-  PRIMARY KEY (name, created_at)
+  PRIMARY KEY (name)
 );
--- One live token per name; revoked ones stay listed, so a name can be reused once its token is revoked.
-CREATE UNIQUE INDEX api_tokens_live ON api_tokens (name) WHERE revoked_at IS NULL;
