@@ -5,7 +5,8 @@ import { parseArgs } from "node:util";
 import type { ThroughputResult } from "./workload.js";
 
 // `npm run bench [-- --quick] [--sessions N] [--langgraph-sessions N] [--histories 0,20,200,500]
-//   [--memory 1000,10000,100000] [--acks 500] [--rounds 300] [--mcp-calls 1000] [--out bench/RESULTS.md]`
+//   [--memory 1000,10000,100000] [--acks 500] [--rounds 300] [--mcp-calls 1000] [--api-asks 1000] [--api-rate 50]
+//   [--api-concurrency 16] [--out bench/RESULTS.md]`
 const { values: flags } = parseArgs({
   options: {
     quick: { type: "boolean", default: false },
@@ -16,6 +17,9 @@ const { values: flags } = parseArgs({
     acks: { type: "string" },
     rounds: { type: "string" },
     "mcp-calls": { type: "string" },
+    "api-asks": { type: "string" },
+    "api-rate": { type: "string" },
+    "api-concurrency": { type: "string" },
     out: { type: "string" },
   },
 });
@@ -28,6 +32,9 @@ const memoryPoints = flags.memory ?? (quick ? "500,1000,2000" : "1000,10000,1000
 const acks = Number(flags.acks ?? (quick ? 50 : 500));
 const rounds = Number(flags.rounds ?? (quick ? 30 : 300));
 const mcpCalls = Number(flags["mcp-calls"] ?? (quick ? 100 : 1000));
+const apiAsks = Number(flags["api-asks"] ?? (quick ? 100 : 1000));
+const apiRate = Number(flags["api-rate"] ?? 50);
+const apiConcurrency = Number(flags["api-concurrency"] ?? 16);
 
 function worker(script: string, args: Array<string | number>, nodeFlags: string[] = []): string {
   const output = execFileSync(process.execPath, [...nodeFlags, "--import", "tsx", `bench/workers/${script}.ts`, ...args.map(String)], {
@@ -38,6 +45,16 @@ function worker(script: string, args: Array<string | number>, nodeFlags: string[
 }
 
 const log = (text: string) => process.stderr.write(`${text}\n`);
+/** What went wrong in a worker, in one line: the first error its stderr names, else the message's first line. */
+const failure = (error: unknown) => {
+  const stderr = (error as { stderr?: unknown }).stderr;
+  const text = typeof stderr === "string" ? stderr : "";
+  const named = text.split("\n").find((line) => /^\w*Error\b/.test(line));
+  // A ZodError prints its issues as JSON on the lines after its name: the first issue's message says what.
+  const issue = named && /[[{]\s*$/.test(named) ? /"message": "([^"]*)"/.exec(text)?.[1] : undefined;
+  if (named) return issue ? `${named.replace(/:\s*[[{]\s*$/, "")}: ${issue}` : named.trim();
+  return error instanceof Error ? (error.message.split("\n")[0] ?? "") : String(error);
+};
 const format = (value: number, digits = 0) =>
   value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const lines: string[] = [];
@@ -141,15 +158,20 @@ print();
 log(`sdk overhead: ${rounds} rounds`);
 print("## 6. Overhead per ask round trip through the real Anthropic SDK (local streaming Messages API)");
 print();
-const sdk = JSON.parse(worker("sdk-overhead", [rounds])) as {
-  rounds: number;
-  totalP50Ms: number;
-  overheadP50Ms: number;
-  overheadP99Ms: number;
-};
 print("| round trips | total p50 ms | bot overhead p50 ms | bot overhead p99 ms |");
 print("|---:|---:|---:|---:|");
-print(`| ${sdk.rounds} | ${format(sdk.totalP50Ms, 2)} | ${format(sdk.overheadP50Ms, 2)} | ${format(sdk.overheadP99Ms, 2)} |`);
+try {
+  const sdk = JSON.parse(worker("sdk-overhead", [rounds])) as {
+    rounds: number;
+    totalP50Ms: number;
+    overheadP50Ms: number;
+    overheadP99Ms: number;
+  };
+  print(`| ${sdk.rounds} | ${format(sdk.totalP50Ms, 2)} | ${format(sdk.overheadP50Ms, 2)} | ${format(sdk.overheadP99Ms, 2)} |`);
+} catch (error) {
+  // A failing worker costs its own row, not the sections after it.
+  print(`| ${rounds} | not measured: ${failure(error)} | | |`);
+}
 print();
 print("Overhead = answer → next card, minus the time the fake model spent serving the request (SDK, HTTP, store, engine).");
 print();
@@ -172,5 +194,60 @@ for (const [name, label] of [
 }
 print();
 print(`${format(mcp.calls)} calls of the test server's read-only \`lookup\` each way, after 20 warm-up calls.`);
+print();
+
+log(`api load: ${apiAsks} asks at ${apiRate}/s, then ${apiConcurrency} open at a time`);
+print("## 8. API load (POST /v1/asks on the real bot process, each ask answered by a tap on its card)");
+print();
+print("The bot runs `src/main.ts` alone in its process (Bolt HTTP mode, the API on its listener, SQLite, `API_RATE_LIMIT=100000`);");
+print("the caller and the fake Slack Web API share the bench's process. Each ask is a `confirm` in a new thread, long-polled");
+print("(`GET ?wait=30`) from its 201. `steady`: creates sent open-loop at a fixed rate, each card tapped 100 ms after it is");
+print("posted. `closed`: a fixed number of asks open at a time, each card tapped as soon as it is posted, the next create sent");
+print("when an ask is seen answered. create → card: POST sent → the fake Slack receives that ask's `chat.postMessage`;");
+print("tap → answered: signed `block_actions` sent → a GET returns `answered`. Lost: not seen answered, or not read back as");
+print("answered by a last GET. Doubled: two answers (audit), two cards, two settles (`chat.update`) or two threads for one ask.");
+print();
+print(
+  "| asks | arrival | created | answered | lost | doubled | create → card p50 / p95 / p99 ms | tap → answered p50 / p99 ms | wall s | asks/s | bot CPU ms/ask |",
+);
+print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+const apiNotes: string[] = [];
+for (const [arrival, tapDelay, label] of [
+  [String(apiRate), 100, `steady ${apiRate}/s`],
+  [`c${apiConcurrency}`, 0, `closed, ${apiConcurrency} open`],
+] as const) {
+  try {
+    const api = JSON.parse(worker("api-load", [apiAsks, arrival, tapDelay])) as {
+      asks: number;
+      created: number;
+      answered: number;
+      lost: number;
+      doubled: Record<"answers" | "cards" | "settles" | "threads", number>;
+      createToCardMs: Record<"p50" | "p95" | "p99", number>;
+      tapToAnsweredMs: Record<"p50" | "p99", number>;
+      wallMs: number;
+      asksPerSecond: number;
+      botCpuMsPerAsk: number | null;
+      benchCpuMsPerAsk: number;
+      otherCores: number | null;
+    };
+    const doubled = Object.entries(api.doubled)
+      .filter(([, value]) => value !== 0)
+      .map(([kind, value]) => `${value} ${kind}`);
+    print(
+      `| ${format(api.asks)} | ${label} | ${api.created} | ${api.answered} | ${api.lost} | ${doubled.length === 0 ? 0 : doubled.join(", ")} | ${format(api.createToCardMs.p50, 1)} / ${format(api.createToCardMs.p95, 1)} / ${format(api.createToCardMs.p99, 1)} | ${format(api.tapToAnsweredMs.p50, 1)} / ${format(api.tapToAnsweredMs.p99, 1)} | ${format(api.wallMs / 1000, 1)} | ${format(api.asksPerSecond)} | ${api.botCpuMsPerAsk === null ? "–" : format(api.botCpuMsPerAsk, 1)} |`,
+    );
+    apiNotes.push(
+      `${label}: the caller and the fake Slack used ${format(api.benchCpuMsPerAsk, 1)} ms of CPU per ask` +
+        (api.otherCores === null
+          ? ""
+          : `; other processes on the machine used ${format(api.otherCores, 2)} of its ${cpus().length} cores meanwhile`),
+    );
+  } catch (error) {
+    print(`| ${apiAsks} | ${label} | not measured: ${failure(error)} | | | | | | | | |`);
+  }
+}
+print();
+print(`${apiNotes.join(". ")}.`);
 
 if (flags.out) writeFileSync(flags.out, `${lines.join("\n")}\n`);

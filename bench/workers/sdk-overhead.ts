@@ -6,7 +6,7 @@ import { SqliteSessionStore } from "../../db/sqlite-session-store.js";
 import { Engine } from "../../src/engine/engine.js";
 import { createRuntimeSettings } from "../../src/engine/settings.js";
 import { SILENT_LOGGER } from "../../src/logger.js";
-import { ask, FakeAnthropic } from "../../test/fakes/fake-anthropic.js";
+import { ask, FakeAnthropic, reply } from "../../test/fakes/fake-anthropic.js";
 import { BenchAdapter } from "../parley-throughput.js";
 import { percentile } from "../workload.js";
 
@@ -22,9 +22,11 @@ const engine = new Engine({
   model: new AnthropicModelClient({ apiKey: "bench", model: "claude-sonnet-5-5", baseURL: fake.url, maxRetries: 0 }),
   adapters: [adapter],
   logger: SILENT_LOGGER,
-  settings: createRuntimeSettings({ maxAskPerTurn: rounds + 1, maxIterations: rounds + 5 }),
+  settings: createRuntimeSettings({ maxAskPerTurn: 20, maxIterations: 25 }),
 });
 const conversation = { platform: "bench", workspace: "T", channel: "C", thread: "sdk" };
+/** A turn may ask at most 20 questions (the setting's maximum): every this many rounds the turn ends and a new one starts. */
+const ROUNDS_PER_TURN = 18;
 const overheads: number[] = [];
 const totals: number[] = [];
 try {
@@ -33,7 +35,8 @@ try {
   await engine.idle();
   const session = await store.findSession(conversation);
   for (let round = 1; round <= rounds; round++) {
-    fake.script(ask({ type: "confirm", question: `Round ${round}?` }));
+    const endsTurn = round % ROUNDS_PER_TURN === 0;
+    fake.script(endsTurn ? reply("Next turn.") : ask({ type: "confirm", question: `Round ${round}?` }));
     const served = fake.serveTimesMs.length;
     const card = adapter.latestCard.get(session!.id)!;
     const started = performance.now();
@@ -41,6 +44,13 @@ try {
     await engine.idle();
     const total = performance.now() - started;
     const modelTime = fake.serveTimesMs.slice(served).reduce((sum, value) => sum + value, 0);
+    if (endsTurn) {
+      // Not measured: a turn's end and the next turn's first question.
+      fake.script(ask({ type: "confirm", question: `Round ${round}, next turn?` }));
+      await engine.handleMessage({ eventId: `E${round}`, conversation, author: { id: "U" }, text: "again", addressedToBot: true });
+      await engine.idle();
+      continue;
+    }
     if (round > 10) {
       totals.push(total);
       overheads.push(total - modelTime);
