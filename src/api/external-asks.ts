@@ -154,16 +154,23 @@ export class ExternalAsks implements AskApi {
   async get(token: string, askId: string, waitMs = 0, callerSignal?: AbortSignal): Promise<AskView | undefined> {
     const until = this.deps.clock() + waitMs;
     const signal = callerSignal ? AbortSignal.any([callerSignal, this.closing.signal]) : this.closing.signal;
-    let view = await this.view(token, askId);
     let fresh: AskResult | undefined;
-    while (view?.status === "pending" && !signal?.aborted) {
+    for (;;) {
       const left = until - this.deps.clock();
-      if (left <= 0) break;
-      fresh = await this.deps.endings.next(askId, Math.min(WAIT_POLL_MS, left), signal);
-      view = await this.view(token, askId);
+      // The waiter is registered before the read: an end between the two wakes it instead of waiting for the poll.
+      const stop = new AbortController();
+      const ended =
+        left > 0 && !signal.aborted
+          ? this.deps.endings.next(askId, Math.min(WAIT_POLL_MS, left), AbortSignal.any([signal, stop.signal]))
+          : undefined;
+      const view = await this.view(token, askId);
+      if (!view || view.status !== "pending" || !ended) {
+        stop.abort();
+        // The waiter in the process that took the answer reads it whole (a password too); the store keeps it masked.
+        return view && fresh && view.status !== "pending" ? { ...view, result: fresh } : view;
+      }
+      fresh = await ended;
     }
-    // The waiter in the process that took the answer reads it whole (a password too); the store keeps it masked.
-    return view && fresh && view.status !== "pending" ? { ...view, result: fresh } : view;
   }
 
   async cancel(token: string, askId: string): Promise<CancelOutcome> {
