@@ -1,27 +1,7 @@
 import type Database from "better-sqlite3";
 import type { ExternalAsk, StoredToken } from "../src/ports/api-store.js";
 import type { Ask } from "../src/ports/session-store.js";
-
-interface ApiAskRow {
-  ask_id: string;
-  token: string;
-  idempotency_key: string | null;
-  request_hash: string;
-  metadata: string | null;
-  callback_url: string | null;
-  callback_attempts: number;
-  callback_next_at: number | null;
-  callback_done_at: number | null;
-  callback_outcome: string | null;
-}
-
-interface TokenRow {
-  name: string;
-  secret_hash: string;
-  created_by: string;
-  created_at: number;
-  revoked_at: number | null;
-}
+import { type ApiAskRow, type TokenRow, toExternal, toToken } from "./api-rows.js";
 
 /** The API's rows on the SQLite file: its asks' records and callbacks (the outbox), and admins' tokens. */
 export class SqliteApiStore {
@@ -100,27 +80,6 @@ export class SqliteApiStore {
   }
 
   listTokens(): StoredToken[] {
-    return this.statements.tokens.all().map((row) => ({
-      name: row.name,
-      secretHash: row.secret_hash,
-      createdBy: row.created_by,
-      createdAt: row.created_at,
-      revokedAt: row.revoked_at,
-    }));
+    return this.statements.tokens.all().map(toToken);
   }
-}
-
-function toExternal(row: ApiAskRow): ExternalAsk {
-  return {
-    askId: row.ask_id,
-    token: row.token,
-    metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as unknown),
-    callbackUrl: row.callback_url,
-    idempotencyKey: row.idempotency_key,
-    requestHash: row.request_hash,
-    callbackAttempts: row.callback_attempts,
-    callbackNextAt: row.callback_next_at,
-    callbackDoneAt: row.callback_done_at,
-    callbackOutcome: row.callback_outcome,
-  };
 }

@@ -1,6 +1,7 @@
 import type pg from "pg";
 import type { ApiStore, ExternalAsk, ExternalCreate, NewExternalAsk, StoredToken } from "../../src/ports/api-store.js";
 import { type Ask, conversationKey, type NewSession, type SessionStatus } from "../../src/ports/session-store.js";
+import { type ApiAskRow, type TokenRow, toExternal, toToken } from "../api-rows.js";
 import { translated } from "./postgres-errors.js";
 import { run, type Statement, transaction } from "./postgres-pool.js";
 import { type AskRow, checkVersion, toAsk, writeSpec } from "./postgres-rows.js";
@@ -49,28 +50,6 @@ const API_SQL = {
   revokeToken: statement("revoke-token", "UPDATE api_tokens SET revoked_at = $2 WHERE name = $1 AND revoked_at IS NULL"),
   tokens: statement("tokens", "SELECT * FROM api_tokens ORDER BY created_at, name"),
 } as const;
-
-/** An api_asks row as the pool returns it (BIGINT parsed to number, see postgres-pool.ts). */
-interface ApiAskRow {
-  ask_id: string;
-  token: string;
-  idempotency_key: string | null;
-  request_hash: string;
-  metadata: string | null;
-  callback_url: string | null;
-  callback_attempts: number;
-  callback_next_at: number | null;
-  callback_done_at: number | null;
-  callback_outcome: string | null;
-}
-
-interface TokenRow {
-  name: string;
-  secret_hash: string;
-  created_by: string;
-  created_at: number;
-  revoked_at: number | null;
-}
 
 /** The session an external ask binds to: all the creation needs to read of it. */
 interface BoundSession {
@@ -197,23 +176,4 @@ function isIdempotencyClash(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const { code, constraint } = error as Error & { code?: unknown; constraint?: unknown };
   return code === "23505" && constraint === "api_asks_idempotency";
-}
-
-function toExternal(row: ApiAskRow): ExternalAsk {
-  return {
-    askId: row.ask_id,
-    token: row.token,
-    metadata: row.metadata === null ? null : JSON.parse(row.metadata),
-    callbackUrl: row.callback_url,
-    idempotencyKey: row.idempotency_key,
-    requestHash: row.request_hash,
-    callbackAttempts: row.callback_attempts,
-    callbackNextAt: row.callback_next_at,
-    callbackDoneAt: row.callback_done_at,
-    callbackOutcome: row.callback_outcome,
-  };
-}
-
-function toToken(row: TokenRow): StoredToken {
-  return { name: row.name, secretHash: row.secret_hash, createdBy: row.created_by, createdAt: row.created_at, revokedAt: row.revoked_at };
 }
