@@ -58,8 +58,10 @@ export async function callModel(deps: CallModelDependencies, request: ModelReque
   let waitedMs = 0;
   for (let attempt = 1; ; attempt++) {
     try {
-      return { ok: true, response: await deps.model.createMessage(request) };
+      // The Stop signal goes with the call: a Stop (here, or seen in the store) ends a slow model call at once.
+      return { ok: true, response: await deps.model.createMessage(request, deps.signal) };
     } catch (error) {
+      if (deps.signal.aborted) return { ok: false, outcome: "cancelled" };
       if (!(error instanceof ModelError)) return failed(`internal error: ${error instanceof Error ? error.message : String(error)}`, error);
       if (error.kind === "permanent")
         return failed(`the model API refused the request (${error.message}); the details are in Parley's log`, error);
