@@ -250,4 +250,80 @@ for (const [arrival, tapDelay, label] of [
 print();
 print(`${apiNotes.join(". ")}.`);
 
+print();
+
+log("cache billing: resumes after 1, 10, 60 and 61 minutes");
+print("## 9. Prompt cache: input tokens billed per resume, with and without the choice of ttl (issue 16)");
+print();
+try {
+  interface Billed {
+    billed: number;
+    read: number;
+    write5m: number;
+    write1h: number;
+    uncached: number;
+  }
+  interface AskRow {
+    afterMinutes: number;
+    answerAfterMinutes: number;
+    without: { history: number; asking: Billed; resume: Billed };
+    with: { history: number; asking: Billed; resume: Billed };
+  }
+  const cache = JSON.parse(worker("cache-billing", [20_000, "1,10,60,61"])) as {
+    files: number;
+    resumes: AskRow[];
+    coldAsk: AskRow;
+    firstTurn: { without: number; with: number };
+    replies: Array<{ afterMinutes: number; without: { history: number; billed: number }; with: { history: number; billed: number } }>;
+  };
+  const how = (row: Billed) =>
+    [
+      row.read > 0 ? `reads ${format(row.read)}` : "",
+      row.write5m > 0 ? `writes ${format(row.write5m)} for 5 min` : "",
+      row.write1h > 0 ? `writes ${format(row.write1h)} for 1 h` : "",
+      row.uncached > 0 ? `${format(row.uncached)} uncached` : "",
+    ]
+      .filter(Boolean)
+      .join(", ");
+  const signed = (value: number) => `${value > 0 ? "+" : value < 0 ? "−" : "±"}${format(Math.abs(value))}`;
+  const first = cache.resumes[0]!;
+  print(
+    `One thread through the real engine, SDK and adapter: Parley's prompt and tools, then ${cache.files} log files read in the first turn, ${format(first.with.history)} tokens in all when, a minute later, the next turn asks; the person answers N minutes after the card. The fake Messages API keeps the prompt cache as the API does (\`test/fakes/fake-anthropic.ts\`, 4 characters a token). Billed, in base input tokens: uncached + 1.25 × 5-minute writes + 2 × 1-hour writes + 0.1 × reads. **without**: every request with the API's default 5 minutes (Parley before issue 16); **with**: \`src/loop/cache-ttl.ts\` chooses.`,
+  );
+  print();
+  print("| answer after | resume billed, without | how | resume billed, with | how | with − without |");
+  print("|---:|---:|---|---:|---|---:|");
+  for (const row of cache.resumes) {
+    print(
+      `| ${row.answerAfterMinutes} min | ${format(row.without.resume.billed)} | ${how(row.without.resume)} | ${format(row.with.resume.billed)} | ${how(row.with.resume)} | ${signed(row.with.resume.billed - row.without.resume.billed)} |`,
+    );
+  }
+  print();
+  print(
+    `The request that asks pays the hour up front: ${format(first.without.asking.billed)} without, ${format(first.with.asking.billed)} with (${signed(first.with.asking.billed - first.without.asking.billed)}; it reads ${format(first.with.asking.read)} and writes ${format(first.with.asking.write1h)} new tokens at 2× instead of 1.25×). Past the hour both write the history again at the 5-minute price: the choice keeps 5 minutes for a request that must write more than a tenth of its prompt.`,
+  );
+  print();
+  const cold = cache.coldAsk;
+  print(
+    `Not helped: an ask that is the first request after ${cold.afterMinutes / 60} quiet hours writes the whole history (${format(cold.without.asking.billed)} billed either way) and keeps 5 minutes, so an answer ${cold.answerAfterMinutes} minutes later writes it again: ${format(cold.without.resume.billed)} without, ${format(cold.with.resume.billed)} with.`,
+  );
+  print();
+  print("Turns that end without asking, billed in all:");
+  print();
+  print("| turn | billed, without | billed, with | what the choice adds |");
+  print("|---|---:|---:|---:|");
+  print(
+    `| the first: ${cache.files} log files read, ${cache.files + 1} requests | ${format(cache.firstTurn.without)} | ${format(cache.firstTurn.with)} | ${signed(cache.firstTurn.with - cache.firstTurn.without)} |`,
+  );
+  for (const row of cache.replies) {
+    const after =
+      row.afterMinutes < 60 ? `${row.afterMinutes} min later (history cached)` : `${row.afterMinutes / 60} h later (cache lapsed)`;
+    print(
+      `| the next message, ${after}, answered at once | ${format(row.without.billed)} | ${format(row.with.billed)} | ${signed(row.with.billed - row.without.billed)} |`,
+    );
+  }
+} catch (error) {
+  print(`Not measured: ${failure(error)}`);
+}
+
 if (flags.out) writeFileSync(flags.out, `${lines.join("\n")}\n`);

@@ -10,7 +10,14 @@ export interface AnthropicModelClientOptions {
   timeoutMs?: number;
 }
 
-const CACHE = { type: "ephemeral" } as const;
+/**
+ * The cache_control of every breakpoint of one request. One lifetime for all three (last tool, system, last
+ * message) keeps the API's rule that a longer-lived breakpoint never follows a shorter one in the prompt's order
+ * (tools, then system, then messages). "5m" is the API's default and is sent without a `ttl`, as before.
+ */
+function cacheControl(ttl: ModelRequest["cacheTtl"]): Anthropic.CacheControlEphemeral {
+  return ttl === "1h" ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" };
+}
 
 /** The ModelClient on the real Anthropic SDK: streaming, prompt caching, the SDK's own retries. */
 export class AnthropicModelClient implements ModelClient {
@@ -26,19 +33,20 @@ export class AnthropicModelClient implements ModelClient {
   }
 
   async createMessage(request: ModelRequest, signal?: AbortSignal): Promise<ModelResponse> {
+    const cache = cacheControl(request.cacheTtl);
     const tools = request.tools.map((tool, index) => ({
       name: tool.name,
       description: tool.description,
       input_schema: tool.inputSchema as Anthropic.Tool.InputSchema,
       // One breakpoint after the last tool caches the whole tool list.
-      ...(index === request.tools.length - 1 ? { cache_control: CACHE } : {}),
+      ...(index === request.tools.length - 1 ? { cache_control: cache } : {}),
     }));
     const messages = request.messages.map((message, index) => {
       const content = message.content.map((block) => ({ ...block }) as Anthropic.ContentBlockParam);
       // A breakpoint on the newest message lets the next call reuse the whole prefix.
       const last = content.at(-1);
       if (index === request.messages.length - 1 && last && last.type !== "thinking" && last.type !== "redacted_thinking") {
-        Object.assign(last, { cache_control: CACHE });
+        Object.assign(last, { cache_control: cache });
       }
       return { role: message.role, content };
     });
@@ -47,7 +55,7 @@ export class AnthropicModelClient implements ModelClient {
         {
           model: this.options.model,
           max_tokens: request.maxTokens,
-          system: [{ type: "text", text: request.system, cache_control: CACHE }],
+          system: [{ type: "text", text: request.system, cache_control: cache }],
           tools,
           messages,
         },

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "../logger.js";
+import { PromptCacheMemory } from "../loop/cache-ttl.js";
 import { type ModelRetryPolicy, TurnInterrupted } from "../loop/call-model.js";
 import { type LoopResult, runLoop } from "../loop/run-loop.js";
 import { ModelError, StoreError } from "../ports/errors.js";
@@ -49,6 +50,8 @@ export class TurnRunner {
   private readonly closing = new AbortController();
   /** Sessions whose turn hit a storage or internal failure; the sweeper runs them again. */
   private readonly stalled = new Set<string>();
+  /** Which sessions' histories are still in the model's prompt cache: each request's cache ttl depends on it. */
+  private readonly promptCache = new PromptCacheMemory();
 
   constructor(private readonly deps: TurnRunnerDependencies) {}
 
@@ -175,6 +178,7 @@ export class TurnRunner {
             signal: stop.signal,
             shutdown: this.closing.signal,
             elicit: (server, request) => this.deps.elicitations.ask(session, server, request),
+            promptCache: this.promptCache,
           },
           session,
           history,

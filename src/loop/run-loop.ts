@@ -4,6 +4,7 @@ import type { EngineSettings } from "../engine/settings.js";
 import {
   type ChatMessage,
   type ModelClient,
+  type ModelRequest,
   type TokenUsage,
   type ToolResultBlock,
   type ToolUseBlock,
@@ -12,6 +13,7 @@ import {
 import { turnKeyOf } from "../ports/platform-adapter.js";
 import { type Ask, type NewAsk, pendingAskOf, type Session, type SessionStore } from "../ports/session-store.js";
 import type { ToolCatalog } from "../tools/tool-catalog.js";
+import { chooseCacheTtl, estimatePromptTokens, type PromptCacheMemory } from "./cache-ttl.js";
 import { callModel, type ModelRetryPolicy, TurnInterrupted } from "./call-model.js";
 import { finalText, toRequestMessages } from "./history.js";
 import { handleToolCalls } from "./tool-calls.js";
@@ -37,6 +39,8 @@ export interface LoopDependencies {
   shutdown?: AbortSignal;
   /** A server's elicitation during a call, as a form card in the session. */
   elicit?: ToolPhaseDependencies["elicit"];
+  /** What this process has seen of each session's prompt cache, across turns: it decides each request's ttl. */
+  promptCache: PromptCacheMemory;
 }
 
 export type LoopResult =
@@ -85,8 +89,25 @@ export async function runLoop(deps: LoopDependencies, startingSession: Session, 
 
     deps.progress("Thinking…");
     // Read each iteration: a server's tool list may change (list_changed), and so may an admin's policy.
-    const toolDefinitions = deps.catalog.offered();
+    const offered = deps.catalog.list().filter((tool) => tool.policy.policy !== "deny");
+    const toolDefinitions = offered.map((tool) => tool.definition);
     if (settings.maxAskPerTurn > 0) toolDefinitions.push(ASK_USER_DEFINITION);
+    const prompt: ModelRequest = {
+      system: deps.systemPrompt,
+      tools: toolDefinitions,
+      messages: toRequestMessages(history),
+      maxTokens: settings.maxTokens,
+    };
+    // What this request writes to the prompt cache must outlive the wait it may end in (cache-ttl.ts).
+    const sentAt = deps.clock();
+    const promptTokens = estimatePromptTokens(prompt);
+    const cacheTtl = chooseCacheTtl({
+      canAsk: session.turnAsks < settings.maxAskPerTurn,
+      canNeedApproval: offered.some((tool) => tool.policy.policy === "ask"),
+      askTimeoutSeconds: settings.askTimeoutSeconds,
+      promptTokens,
+      cachedTokens: deps.promptCache.cachedTokens(sessionId, sentAt),
+    });
     const call = await callModel(
       {
         model: deps.model,
@@ -97,7 +118,7 @@ export async function runLoop(deps: LoopDependencies, startingSession: Session, 
         isStopRequested: () => store.isStopRequested(sessionId),
         progress: deps.progress,
       },
-      { system: deps.systemPrompt, tools: toolDefinitions, messages: toRequestMessages(history), maxTokens: settings.maxTokens },
+      { ...prompt, cacheTtl },
     );
     if (!call.ok && call.outcome === "cancelled") return end(deps, sessionId, [], { outcome: "cancelled" });
     if (!call.ok && call.outcome === "shutdown") throw new TurnInterrupted();
@@ -105,6 +126,7 @@ export async function runLoop(deps: LoopDependencies, startingSession: Session, 
       const ended = await end(deps, sessionId, [], { outcome: "failed", error: call.error });
       return { outcome: "failed", error: call.error, nextTurn: ended.nextTurn, cause: call.cause };
     }
+    deps.promptCache.answered(sessionId, sentAt, cacheTtl, promptTokens);
     const { response } = call;
     const assistant: ChatMessage = { role: "assistant", content: response.content };
     const toolUses = response.content.filter((block): block is ToolUseBlock => block.type === "tool_use");

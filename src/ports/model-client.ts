@@ -37,11 +37,19 @@ export interface ToolDefinition {
   inputSchema: Record<string, unknown>;
 }
 
+/** How long the provider keeps the prompt prefix this request writes to its cache: 5 minutes or an hour. */
+export type CacheTtl = "5m" | "1h";
+
 export interface ModelRequest {
   system: string;
   tools: ToolDefinition[];
   messages: ChatMessage[];
   maxTokens: number;
+  /**
+   * The lifetime of every cache breakpoint of this request; "5m" when absent. The core predicts it per request
+   * (`src/loop/cache-ttl.ts`): the next request reads what this one writes, and after an ask that may be an hour away.
+   */
+  cacheTtl?: CacheTtl;
 }
 
 export interface TokenUsage {

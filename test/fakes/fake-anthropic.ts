@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -47,12 +48,189 @@ export function lastToolResults(request: RecordedRequest | undefined): Array<{ t
   return last.content.filter((block) => block.type === "tool_result") as never;
 }
 
+/** The `usage` of a response, with the 5-minute / 1-hour split of cache writes the API reports. */
+export interface FakeUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
+}
+
+/** What input tokens cost, relative to the base input price: Anthropic's prompt-caching prices. */
+const INPUT_PRICE = { uncached: 1, write5m: 1.25, write1h: 2, read: 0.1 } as const;
+
+/** A request's input tokens in base-input-token equivalents: what its input is billed, as a count of plain tokens. */
+export function billedInputTokens(usage: FakeUsage): number {
+  const write1h = usage.cache_creation?.ephemeral_1h_input_tokens ?? 0;
+  const write5m = usage.cache_creation?.ephemeral_5m_input_tokens ?? usage.cache_creation_input_tokens - write1h;
+  return (
+    usage.input_tokens * INPUT_PRICE.uncached +
+    write5m * INPUT_PRICE.write5m +
+    write1h * INPUT_PRICE.write1h +
+    usage.cache_read_input_tokens * INPUT_PRICE.read
+  );
+}
+
+/** The fake's tokenizer: four characters a token, rounded up. Deterministic, and close enough for English and JSON. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+type Ttl = "5m" | "1h";
+const TTL_MS: Record<Ttl, number> = { "5m": 5 * 60_000, "1h": 60 * 60_000 };
+
+export interface PromptCacheOptions {
+  /** The cache's clock, in ms; the test moves it to play a person answering minutes later. Date.now by default. */
+  now?: () => number;
+  /** A breakpoint whose prefix is shorter is not cached (1,024 tokens for most Sonnet and Opus models). */
+  minimumTokens?: number;
+  /** How many blocks before each breakpoint the API looks back for an earlier cached prefix. */
+  lookbackBlocks?: number;
+}
+
+/** One request as the prompt cache billed it. */
+export interface RequestBilling {
+  at: number;
+  usage: FakeUsage;
+  /** billedInputTokens(usage). */
+  billed: number;
+}
+
+/** One block of the prompt in the API's order (each tool, the system blocks, each message's blocks), and its breakpoint. */
+interface PromptBlock {
+  text: string;
+  breakpoint?: Ttl;
+}
+
+/** Why the API would refuse this request's cache_control (400 invalid_request_error), or undefined. */
+export function cacheControlError(body: RecordedRequest["body"]): string | undefined {
+  const breakpoints: Ttl[] = [];
+  for (const control of promptControls(body)) {
+    if (control === undefined) continue;
+    const { type, ttl = "5m" } = control as { type?: unknown; ttl?: unknown };
+    if (type !== "ephemeral") return `cache_control.type: expected "ephemeral"`;
+    if (ttl !== "5m" && ttl !== "1h") return `cache_control.ttl: expected "5m" or "1h"`;
+    breakpoints.push(ttl);
+  }
+  if (breakpoints.length > 4) return `A maximum of 4 blocks with cache_control may be provided. Found ${breakpoints.length}.`;
+  const firstShort = breakpoints.indexOf("5m");
+  if (firstShort !== -1 && breakpoints.lastIndexOf("1h") > firstShort)
+    return "a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block (order: tools, system, messages)";
+  return undefined;
+}
+
+function promptControls(body: RecordedRequest["body"]): unknown[] {
+  return promptParts(body).map((part) => part.cache_control);
+}
+
+/** The prompt's blocks in order, each as sent (cache_control included). */
+function promptParts(body: RecordedRequest["body"]): Array<{ prefix: string; block: Record<string, unknown>; cache_control?: unknown }> {
+  const parts: Array<{ prefix: string; block: Record<string, unknown>; cache_control?: unknown }> = [];
+  const add = (prefix: string, block: Record<string, unknown>) => parts.push({ prefix, block, cache_control: block.cache_control });
+  for (const tool of body.tools ?? []) add("tool", tool as Record<string, unknown>);
+  if (typeof body.system === "string") add("system", { type: "text", text: body.system });
+  else if (Array.isArray(body.system)) for (const block of body.system as Array<Record<string, unknown>>) add("system", block);
+  for (const message of body.messages) {
+    const content = typeof message.content === "string" ? [{ type: "text", text: message.content }] : message.content;
+    for (const block of content) add(message.role, block);
+  }
+  return parts;
+}
+
+function promptBlocks(body: RecordedRequest["body"]): PromptBlock[] {
+  return promptParts(body).map(({ prefix, block, cache_control }) => {
+    // The cached prefix is the content: where the breakpoints sit, and their ttl, are not part of it.
+    const { cache_control: _, ...content } = block;
+    const ttl = cache_control ? ((cache_control as { ttl?: Ttl }).ttl ?? "5m") : undefined;
+    return { text: `${prefix}:${JSON.stringify(content)}`, ...(ttl ? { breakpoint: ttl } : {}) };
+  });
+}
+
+/**
+ * The API's prompt cache, kept the way its documentation describes: an entry per prefix ending at a breakpoint,
+ * keyed by the prefix's content, alive for its ttl from its last write or read. A request reads the longest live
+ * prefix found at a breakpoint or up to `lookbackBlocks` blocks before one (A); it writes at the 1-hour price up to
+ * its last 1-hour breakpoint (B) and at the 5-minute price up to its last breakpoint (C); the rest is uncached
+ * input. Breakpoints shorter than `minimumTokens` cache nothing.
+ */
+export class PromptCacheModel {
+  private readonly entries = new Map<string, { expiresAt: number; ttl: Ttl }>();
+  readonly now: () => number;
+  readonly minimumTokens: number;
+  readonly lookbackBlocks: number;
+
+  constructor(options: PromptCacheOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.minimumTokens = options.minimumTokens ?? 1024;
+    this.lookbackBlocks = options.lookbackBlocks ?? 20;
+  }
+
+  /** Bills one (valid) request's input and updates the cache as the API would. */
+  bill(body: RecordedRequest["body"]): Omit<FakeUsage, "output_tokens"> {
+    const now = this.now();
+    const blocks = promptBlocks(body);
+    const hash = createHash("sha256");
+    const keys: string[] = [];
+    const ends: number[] = [];
+    let total = 0;
+    for (const block of blocks) {
+      hash.update(block.text).update("\u0000");
+      keys.push(hash.copy().digest("hex"));
+      total += estimateTokens(block.text);
+      ends.push(total);
+    }
+    // Alive up to and including the instant its ttl runs out.
+    const live = (index: number) => (this.entries.get(keys[index]!)?.expiresAt ?? -1) >= now;
+    const breakpoints = blocks.flatMap((block, index) => (block.breakpoint ? [{ index, ttl: block.breakpoint }] : []));
+
+    let hit = -1;
+    for (const { index } of breakpoints) {
+      for (let candidate = index; candidate >= Math.max(0, index - this.lookbackBlocks); candidate--) {
+        if (live(candidate)) {
+          hit = Math.max(hit, candidate);
+          break;
+        }
+      }
+    }
+    const read = hit === -1 ? 0 : ends[hit]!;
+    const cacheable = breakpoints.filter(({ index }) => ends[index]! >= this.minimumTokens);
+    const written = cacheable.filter(({ index }) => index > hit);
+    const upTo1h = written.filter(({ ttl }) => ttl === "1h").at(-1);
+    const upToLast = written.at(-1);
+    const b = upTo1h ? ends[upTo1h.index]! : read;
+    const c = upToLast ? ends[upToLast.index]! : read;
+
+    // A read keeps its entry alive for its ttl again; every breakpoint leaves an entry alive for at least its own.
+    if (hit !== -1) {
+      const entry = this.entries.get(keys[hit]!)!;
+      entry.expiresAt = Math.max(entry.expiresAt, now + TTL_MS[entry.ttl]);
+    }
+    for (const { index, ttl } of cacheable) {
+      const entry = this.entries.get(keys[index]!);
+      const expiresAt = now + TTL_MS[ttl];
+      if (!entry || entry.expiresAt < now) this.entries.set(keys[index]!, { expiresAt, ttl });
+      else this.entries.set(keys[index]!, { expiresAt: Math.max(entry.expiresAt, expiresAt), ttl: entry.ttl === "1h" ? "1h" : ttl });
+    }
+    return {
+      input_tokens: total - c,
+      cache_creation_input_tokens: c - read,
+      cache_read_input_tokens: read,
+      cache_creation: { ephemeral_5m_input_tokens: c - b, ephemeral_1h_input_tokens: b - read },
+    };
+  }
+}
+
 /**
  * A local stand-in for the Anthropic Messages API (POST /v1/messages), JSON and SSE.
  * It replays scripted turns in order and records every request.
+ * Usage is a fixed 100 in / 20 out / 80 read unless `enablePromptCache` is called; then it is billed as the API would.
  */
 export class FakeAnthropic {
   readonly requests: RecordedRequest[] = [];
+  /** Set by enablePromptCache: every answered request's usage, in order. */
+  readonly billing: RequestBilling[] = [];
+  private promptCache: PromptCacheModel | undefined;
   private readonly turns: ScriptedTurn[] = [];
   private server: Server | undefined;
   url = "";
@@ -60,6 +238,12 @@ export class FakeAnthropic {
   readonly serveTimesMs: number[] = [];
   /** Latency added to every answer, to play a slow model. */
   delayMs = 0;
+
+  /** From now on, requests are billed against a prompt cache kept like the API's (see PromptCacheModel). */
+  enablePromptCache(options: PromptCacheOptions = {}): PromptCacheModel {
+    this.promptCache = new PromptCacheModel(options);
+    return this.promptCache;
+  }
 
   script(...turns: ScriptedTurn[]): this {
     this.turns.push(...turns);
@@ -102,6 +286,12 @@ export class FakeAnthropic {
     }
     const recorded: RecordedRequest = { headers: request.headers, body: JSON.parse(raw) };
     this.requests.push(recorded);
+    // The API checks cache_control before the model runs: a refused request uses no scripted turn.
+    const refusal = cacheControlError(recorded.body);
+    if (refusal) {
+      response.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify(errorBody("invalid_request_error", refusal)));
+      return;
+    }
     let turn: ScriptedTurn = this.turns.shift() ?? { content: [text("(fake model: no scripted turn left)")], stopReason: "end_turn" };
     while (typeof turn === "function") turn = turn(recorded);
     const delay = this.delayMs + ("delayMs" in turn ? (turn.delayMs ?? 0) : 0);
@@ -112,6 +302,10 @@ export class FakeAnthropic {
         .end(JSON.stringify(errorBody(ERROR_TYPES[turn.status] ?? "api_error", turn.error ?? "scripted failure")));
       return;
     }
+    const usage: FakeUsage = this.promptCache
+      ? { ...this.promptCache.bill(recorded.body), output_tokens: estimateTokens(JSON.stringify(turn.content)) }
+      : { input_tokens: 100, output_tokens: 20, cache_read_input_tokens: 80, cache_creation_input_tokens: 0 };
+    if (this.promptCache) this.billing.push({ at: this.promptCache.now(), usage, billed: billedInputTokens(usage) });
     const message = {
       id: `msg_${this.requests.length}`,
       type: "message",
@@ -120,7 +314,7 @@ export class FakeAnthropic {
       content: turn.content,
       stop_reason: turn.stopReason ?? (turn.content.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn"),
       stop_sequence: null,
-      usage: { input_tokens: 100, output_tokens: 20, cache_read_input_tokens: 80, cache_creation_input_tokens: 0 },
+      usage,
     };
     if (!recorded.body.stream) {
       response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(message));
