@@ -131,6 +131,9 @@ export async function runLoop(deps: LoopDependencies, startingSession: Session, 
     const assistant: ChatMessage = { role: "assistant", content: response.content };
     const toolUses = response.content.filter((block): block is ToolUseBlock => block.type === "tool_use");
     if (toolUses.length === 0) {
+      // A Stop taken while the model was answering (in another process, seen here only now): the answer stays in
+      // the history but is not posted, as the person asked.
+      if (await store.isStopRequested(sessionId)) return end(deps, sessionId, [assistant], { outcome: "cancelled" }, response.usage);
       const text = finalText(assistant);
       const replyKey = turnKeyOf(startingSession);
       // The answer goes into the outbox with the turn's end: posted after, it survives a crash in between.

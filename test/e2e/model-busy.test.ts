@@ -244,6 +244,21 @@ describe("Stop while waiting out a busy model", () => {
   });
 });
 
+describe("Stop while the model is answering", () => {
+  it("a Stop taken elsewhere while the model answers keeps the answer out of the thread", async () => {
+    harness = new EngineHarness(fake, database.path, { clock: () => now, logger: logs.logger });
+    // The answer comes back 300 ms in: before the turn's once-a-second look at the store's Stop flag.
+    fake.script({ content: [text("Deployed to production.")], delayMs: 300 });
+    await harness.engine.handleMessage(message("E1", "deploy"));
+    while (fake.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    const session = await harness.store.findSession(CONVERSATION);
+    await harness.store.requestStop(session!.id);
+    await harness.engine.idle();
+    expect(threadTexts()).toEqual(["⏹ Stopped."]);
+    expect((await harness.store.getSession(session!.id))?.lastOutcome).toBe("cancelled");
+  });
+});
+
 describe("shutdown while waiting out a busy model", () => {
   it("close() ends the wait at once, writes nothing, and the restarted bot finishes the turn, answering once", async () => {
     harness = new EngineHarness(fake, database.path, { clock: () => now, logger: logs.logger, modelRetry: { maxWaitMs: 300_000 } });
