@@ -326,4 +326,35 @@ try {
   print(`Not measured: ${failure(error)}`);
 }
 
+print();
+log("postgres scaling: Parley on PostgreSQL with 1, 2, 4 processes, SQLite, LangGraph JS on PostgreSQL");
+print("## 10. Suspend + resume on PostgreSQL: 1, 2 and 4 Parley processes, SQLite, LangGraph JS's PostgreSQL checkpointer (issue 14)");
+print();
+print(
+  `Section 1–3's work (K = 3, zero-latency model) by N processes at once, each on sessions of its own, against one PostgreSQL server (driver pg ${versionOf("pg")}) in a schema of the run's own; \`@langchain/langgraph-checkpoint-postgres\` ${versionOf("@langchain/langgraph-checkpoint-postgres")}. resumes/s: all processes' resumes over the wall time of the timed phase. KiB/session: the schema's tables (pg_total_relation_size) or the SQLite file, over the sessions written. One run each; \`npx tsx bench/postgres-scaling.ts\` takes the median of three (docs/benchmarks.md).`,
+);
+print();
+print("| H | system | store | processes | sessions | resumes/s | p50 ms | p99 ms | KiB/session | after VACUUM FULL |");
+print("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|");
+type Scaling = import("./workers/postgres-throughput.js").ScalingResult;
+for (const history of quick ? [0, 200] : [0, 20, 200]) {
+  for (const [system, processes, perProcess] of [
+    ["parley-sqlite", 1, quick ? 50 : 500],
+    ["parley-postgres", 1, quick ? 20 : 150],
+    ["parley-postgres", 2, quick ? 20 : 150],
+    ["parley-postgres", 4, quick ? 20 : 150],
+    ["langgraph-postgres", 1, quick ? 10 : history >= 200 ? 30 : 60],
+  ] as const) {
+    try {
+      const row = JSON.parse(worker("postgres-throughput", [system, processes, history, perProcess])) as Scaling;
+      const vacuumed = row.vacuumedBytesPerSession === null ? "–" : format(row.vacuumedBytesPerSession / 1024, 1);
+      print(
+        `| ${history} | ${row.system} | ${row.store === "postgres" ? "PostgreSQL" : "SQLite"} | ${processes} | ${row.sessions} | ${format(row.resumesPerSecond)} | ${format(row.p50Ms, 2)} | ${format(row.p99Ms, 1)} | ${format(row.bytesPerSession / 1024, 1)} | ${vacuumed} |`,
+      );
+    } catch (error) {
+      print(`| ${history} | ${system} | | ${processes} | | not measured: ${failure(error)} | | | | |`);
+    }
+  }
+}
+
 if (flags.out) writeFileSync(flags.out, `${lines.join("\n")}\n`);
