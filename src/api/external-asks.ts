@@ -164,7 +164,7 @@ export class ExternalAsks implements AskApi {
           ? this.deps.endings.next(askId, Math.min(WAIT_POLL_MS, left), AbortSignal.any([signal, stop.signal]))
           : undefined;
       const view = await this.view(token, askId);
-      if (!view || view.status !== "pending" || !ended) {
+      if (view?.status !== "pending" || !ended) {
         stop.abort();
         // The waiter in the process that took the answer reads it whole (a password too); the store keeps it masked.
         return view && fresh && view.status !== "pending" ? { ...view, result: fresh } : view;
