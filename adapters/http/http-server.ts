@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type HttpRoute, pathMatches, routeMiss } from "../../src/ports/http-route.js";
+import { findRoute, type HttpRoute, routeMiss } from "../../src/ports/http-route.js";
 
 export interface HttpServer {
   port: number;
@@ -10,9 +10,7 @@ export interface HttpServer {
 /** Routes a request: 404 for an unknown path, 405 (with Allow) for a known path and another method. */
 export function routeRequest(routes: readonly HttpRoute[], request: IncomingMessage, response: ServerResponse): void {
   const path = (request.url ?? "").split("?")[0] ?? "";
-  const route = routes.find(
-    (candidate) => pathMatches(candidate.path, path) && (candidate.methods ?? ["GET"]).includes(request.method ?? ""),
-  );
+  const route = findRoute(routes, request.method ?? "", path);
   if (route) {
     route.handler(request, response);
     return;

@@ -1,8 +1,8 @@
-import type { IncomingMessage, Server } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { App, HTTPModuleFunctions, HTTPReceiver, HTTPReceiverDeferredRequestError, SocketModeReceiver, webApi } from "@slack/bolt";
+import { App, SocketModeReceiver, webApi } from "@slack/bolt";
 import type { AdminHandler, Conversation, ServingAdapter } from "../../src/ports/conversation.js";
-import { type HttpRoute, pathMatches, routeMiss } from "../../src/ports/http-route.js";
+import type { HttpRoute } from "../../src/ports/http-route.js";
 import type { Logger } from "../../src/ports/logger.js";
 import type { AskPlace, CardView, PostCardOptions, ProgressView, ReplyOptions, Settlement } from "../../src/ports/platform-adapter.js";
 import type { RichText } from "../../src/ports/rich-text.js";
@@ -12,6 +12,7 @@ import { createBoltLogger } from "./bolt-logger.js";
 import { cardMetadata, findCardTs, findReplyTs, replyMetadata } from "./card-metadata.js";
 import { readCardRef, type SlackCardRef, writeCardRef } from "./card-ref.js";
 import { EventAckGate, holdSocketAcks } from "./event-ack-gate.js";
+import { httpReceiver } from "./http-receiver.js";
 import { splitMrkdwn } from "./markdown-to-mrkdwn.js";
 import { mentionedUserIds, modelMessages } from "./model-message.js";
 import { placeSlackAsk } from "./place-ask.js";
@@ -19,9 +20,8 @@ import { mentionsRefusedToken, refusedToken } from "./refused-token.js";
 import { renderCard } from "./render-card.js";
 import { renderProgress } from "./render-progress.js";
 import { renderSettledCard } from "./render-settled.js";
-import { guardSlackRequests } from "./request-guard.js";
 import { toMrkdwn } from "./slack-dialect.js";
-import { SLACK_LIMITS, SLACK_MAX_BODY_BYTES } from "./slack-limits.js";
+import { SLACK_LIMITS } from "./slack-limits.js";
 import { registerListeners } from "./slack-listeners.js";
 import { searchThread } from "./thread-search.js";
 import { ThreadStatus } from "./thread-status.js";
@@ -43,9 +43,6 @@ export interface SlackAdapterOptions {
   /** More routes on the HTTP listener in HTTP mode: /healthz, /readyz and the API. (Socket Mode opens no listener.) */
   routes?: HttpRoute[];
 }
-
-/** Events, interactivity and slash commands all arrive here, as Slack's app manifest says. */
-const EVENTS_PATH = "/slack/events";
 
 /** Slack over Bolt: draws cards and messages, and turns Slack traffic into engine calls. */
 export class SlackAdapter implements ServingAdapter {
@@ -256,48 +253,4 @@ export class SlackAdapter implements ServingAdapter {
       );
     await posted;
   }
-}
-
-/**
- * Bolt's own HTTP receiver with a guard in front of its listener: a body larger than any Slack payload is
- * refused with 413 before it is verified or parsed (Bolt's default would buffer up to 4 MB), and a body that
- * is not a JSON object never reaches Bolt (see request-guard.ts).
- */
-function httpReceiver(
-  signingSecret: string,
-  logger: ReturnType<typeof createBoltLogger>,
-  routes: HttpRoute[],
-  gate: EventAckGate,
-): HTTPReceiver {
-  const receiver = new HTTPReceiver({
-    signingSecret,
-    logger,
-    endpoints: [EVENTS_PATH],
-    bodyLimit: SLACK_MAX_BODY_BYTES,
-    customRoutes: routes.map((route) => ({ path: route.path, method: [...(route.methods ?? ["GET"])], handler: route.handler })),
-    // Bolt matches custom routes with path-to-regexp, which throws on a malformed %-escape in a `:param` segment
-    // (GET /v1/asks/%zz) and Bolt answers that with an empty 500: the route is found here without decoding anything.
-    // Unrouted requests get the same JSON 404/405 as on Parley's own listener.
-    dispatchErrorHandler: (args) => {
-      const unrouted = args.error instanceof URIError || args.error instanceof HTTPReceiverDeferredRequestError;
-      if (!unrouted) return HTTPModuleFunctions.defaultDispatchErrorHandler(args);
-      const route = routeFor(routes, args.request);
-      if (route) return route.handler(args.request, args.response);
-      const miss = routeMiss(routes, args.request.method ?? "", (args.request.url ?? "").split("?")[0] ?? "");
-      args.response.writeHead(miss.status, miss.headers).end(miss.body);
-    },
-  });
-  receiver.requestListener = guardSlackRequests(receiver.requestListener, {
-    path: EVENTS_PATH,
-    limitBytes: SLACK_MAX_BODY_BYTES,
-    signingSecret,
-    gate,
-  });
-  return receiver;
-}
-
-/** The route whose path and method fit the request, read without decoding. */
-function routeFor(routes: HttpRoute[], request: IncomingMessage): HttpRoute | undefined {
-  const path = (request.url ?? "").split("?")[0] ?? "";
-  return routes.find((route) => pathMatches(route.path, path) && (route.methods ?? ["GET"]).includes(request.method ?? ""));
 }

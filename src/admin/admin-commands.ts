@@ -8,12 +8,12 @@ import type { AdminQueries } from "../ports/maintenance-store.js";
 import { answerNotice } from "../ports/notices.js";
 import { bold, code, joinRich, mention, type RichText, rich, untrusted } from "../ports/rich-text.js";
 import type { Ask, SessionStore } from "../ports/session-store.js";
-import { matchesPattern, type PolicyRule } from "../tools/tool-policy.js";
-import { TOOL_POLICY_SETTING, type ToolRules } from "../tools/tool-rules.js";
+import type { ToolRules } from "../tools/tool-rules.js";
 import { describeDuration, sessionRow, statusWord, truncate } from "./format.js";
 import { type AdminCommand, CONFIG_KEYS, parseCommand, USAGE } from "./parse-command.js";
 import { applySetting, CONFIG_FIELDS } from "./runtime-settings.js";
 import { runTokenCommand } from "./token-commands.js";
+import { listTools, setToolPolicy } from "./tool-commands.js";
 
 export const SESSIONS_PAGE_SIZE = 10;
 
@@ -103,7 +103,9 @@ export class AdminCommands {
       case "config":
         return this.config(command.key, command.value);
       case "tools":
-        return command.rule ? this.setToolPolicy(command.rule) : { reply: this.tools(), target: "-", outcome: "ok" };
+        return command.rule
+          ? setToolPolicy(command.rule, { catalog: this.engine.catalog, toolRules: this.toolRules, store: this.store })
+          : { reply: listTools(this.engine.catalog), target: "-", outcome: "ok" };
       case "tokens":
         return runTokenCommand(command.command, actor, { store: this.store, envTokenNames: this.envTokenNames, clock: this.clock });
       case "purge": {
@@ -229,36 +231,6 @@ export class AdminCommands {
       reply: rich`${code(key)} is now ${value}. It applies from the next step and survives restarts.`,
       target: key,
       outcome: `set ${value}`,
-    };
-  }
-
-  private tools(): RichText {
-    const catalog = this.engine.catalog;
-    const servers = catalog.servers().map((server) => {
-      const detail = server.detail ? rich` · ${untrusted(truncate(server.detail, 200))}` : [];
-      return rich`• ${code(server.name)}: ${server.state} · ${String(server.toolCount)} tools${detail}`;
-    });
-    const tools = catalog
-      .list()
-      .map((tool) => rich`• ${code(tool.definition.name)} ${tool.policy.policy} (${tool.policy.source}) · ${tool.origin}`);
-    return joinRich([
-      [bold("MCP servers")],
-      ...(servers.length > 0 ? servers : [["No MCP servers configured (MCP_CONFIG, or ./mcp.json)."]]),
-      [bold("Tools")],
-      ...(tools.length > 0 ? tools : [["No tools."]]),
-      rich`Change one: ${code(USAGE.tools)}`,
-    ]);
-  }
-
-  private async setToolPolicy(rule: PolicyRule): Promise<Handled> {
-    const target = `${rule.pattern}=${rule.policy}`;
-    if (!this.toolRules) return { reply: ["Tool policies cannot be changed here."], target, outcome: "unavailable" };
-    await this.store.saveSetting(TOOL_POLICY_SETTING, this.toolRules.set(rule));
-    const matched = this.engine.catalog.list().filter((tool) => matchesPattern(rule.pattern, tool.definition.name)).length;
-    return {
-      reply: rich`Tools matching ${code(rule.pattern)} are now ${bold(rule.policy)} (${String(matched)} now). It applies from the next step and survives restarts.`,
-      target,
-      outcome: "set",
     };
   }
 

@@ -20,6 +20,11 @@ export function pathMatches(pattern: string, path: string): boolean {
   );
 }
 
+/** The route whose path and method fit a request (the path read as sent, not decoded). */
+export function findRoute(routes: readonly HttpRoute[], method: string, path: string): HttpRoute | undefined {
+  return routes.find((route) => pathMatches(route.path, path) && (route.methods ?? ["GET"]).includes(method));
+}
+
 /** A request no route takes, answered as JSON: 405 with the methods the path takes, or 404. */
 export function routeMiss(
   routes: readonly HttpRoute[],
