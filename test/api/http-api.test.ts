@@ -131,6 +131,21 @@ describe("HTTP API: asks put by another program", () => {
     expect(again.body.ask).toMatchObject({ id, status: "cancelled" });
   });
 
+  it("a DELETE racing a tap: one of them ends the ask, once, and the card is settled once", async () => {
+    const id = String((await api.create(confirmAsk)).body.id);
+    const { thread, card } = await cardOf(id);
+    const [cancelled] = await Promise.all([api.cancel(id), tap(card, thread, ALICE, "Yes")]);
+    await harness.engine.idle();
+    const ended = (await api.get(id)).body;
+    expect(["answered", "cancelled"]).toContain(ended.status);
+    expect(cancelled.status).toBe(ended.status === "cancelled" ? 200 : 409);
+    const claims = harness.store.db.prepare("SELECT action FROM audit WHERE target = ? AND action LIKE 'ask-%'").all(id) as Array<{
+      action: string;
+    }>;
+    expect(claims).toHaveLength(1);
+    expect(harness.updatesOf(card.ts)).toHaveLength(1);
+  });
+
   it("Idempotency-Key: a retry returns the same ask and posts nothing more; the same key with another body is 409", async () => {
     const key = { "idempotency-key": "deploy-812" };
     const first = await api.create(confirmAsk, key);
