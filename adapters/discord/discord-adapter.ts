@@ -63,8 +63,8 @@ export class DiscordAdapter implements ServingAdapter {
   private readonly client: Client;
   private readonly drafts = new AnswerDrafts();
   private readonly seenInteractions = new SeenIds();
-  /** turnKey → the status message; in memory, since a restart starts a new turn and so a new message. */
-  private readonly progressMessages = new Map<string, { channelId: string; messageId: string }>();
+  /** turnKey → the status message and what it shows now; in memory, since a restart posts a new message. */
+  private readonly progressMessages = new Map<string, { channelId: string; messageId: string; content: string }>();
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(private readonly options: DiscordAdapterOptions) {
@@ -229,15 +229,18 @@ export class DiscordAdapter implements ServingAdapter {
     const existing = this.progressMessages.get(progress.turnKey);
     // Nothing was shown for this turn (a Stop before any step, or a restart since): there is nothing to end.
     if (progress.done && !existing) return;
+    // A resume that suspends again within the first interval holds the very text it showed: no call.
+    if (!progress.done && existing?.content === content) return;
     if (!progress.done && !progress.waiting) await this.client.rest.post(Routes.channelTyping(channelId)).catch(() => undefined);
     if (progress.done) this.progressMessages.delete(progress.turnKey);
     if (existing) {
       const body = { content, components, allowed_mentions: NO_MENTIONS };
       await this.client.rest.patch(Routes.channelMessage(existing.channelId, existing.messageId), { body });
+      if (!progress.done) existing.content = content;
       return;
     }
     const message = await this.send(channelId, { content, components, allowed_mentions: NO_MENTIONS });
-    if (!progress.done) this.progressMessages.set(progress.turnKey, { channelId, messageId: message.id });
+    if (!progress.done) this.progressMessages.set(progress.turnKey, { channelId, messageId: message.id, content });
   }
 
   placeAsk(place: AskPlace): Promise<ConversationRef> {

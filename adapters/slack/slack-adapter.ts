@@ -52,7 +52,8 @@ export class SlackAdapter implements ServingAdapter {
   private readonly client: webApi.WebClient;
   private readonly actors: ActorDirectory;
   private identity: { botToken: string; botId: string; botUserId: string; teamId: string } | undefined;
-  private readonly progressMessages = new Map<string, Promise<string | undefined>>();
+  /** turnKey → the status message's ts and what it shows now, so an edit that changes nothing is not sent. */
+  private readonly progressMessages = new Map<string, { ts: Promise<string | undefined>; shown: string }>();
   private readonly socketMode: boolean;
   /** Socket Mode's WebSocket client, whose connection state /readyz reports; absent in HTTP mode. */
   private readonly socket: SocketModeReceiver["client"] | undefined;
@@ -231,13 +232,16 @@ export class SlackAdapter implements ServingAdapter {
 
   async showProgress(progress: ProgressView): Promise<void> {
     const message = renderProgress(progress);
+    const shown = JSON.stringify(message.blocks);
     const previous = this.progressMessages.get(progress.turnKey);
     // Nothing was shown for this turn (a Stop before any step, or a restart since): there is nothing to end.
     if (progress.done && previous === undefined) return;
     await this.threadStatus.show(progress.turnKey, progress.conversation, !progress.done && progress.waiting !== true);
+    // A resume that suspends again within the first interval holds the very text it showed: no call.
+    if (previous?.shown === shown) return;
     const { channel, thread } = progress.conversation;
     const posted = (async () => {
-      const ts = await previous;
+      const ts = await previous?.ts;
       if (ts) {
         await this.client.chat.update({ channel, ts, text: message.text, blocks: message.blocks });
         return ts;
@@ -246,11 +250,7 @@ export class SlackAdapter implements ServingAdapter {
       return response.ts;
     })();
     if (progress.done) this.progressMessages.delete(progress.turnKey);
-    else
-      this.progressMessages.set(
-        progress.turnKey,
-        posted.catch(() => undefined),
-      );
+    else this.progressMessages.set(progress.turnKey, { ts: posted.catch(() => undefined), shown });
     await posted;
   }
 }

@@ -21,6 +21,7 @@ const STOP_LINE = /^\s*stop\s*$/i;
  */
 export class TerminalAdapter implements PlatformAdapter {
   readonly platform = "terminal";
+  readonly freeProgress = true;
   private lastProgress = "";
   private form: { askId: string; card: CardView; index: number; values: Record<string, string> } | undefined;
   private lineCounter = 0;

@@ -4,9 +4,12 @@ import type { RichText } from "../ports/rich-text.js";
 
 export const PROGRESS_INTERVAL_MS = 1000;
 
-/** One status message per turn, edited at most once per interval; the last text always lands. */
+/**
+ * One status message per turn, edited at most once per interval; the last text always lands. Unless showing is free,
+ * the first edit also waits an interval, so a step that ends within it costs one edit, not "Thinking…" then another.
+ */
 export class ProgressReporter {
-  private lastSentAt = 0;
+  private lastSentAt: number;
   private pending: RichText | undefined;
   private timer: NodeJS.Timeout | undefined;
   private chain: Promise<void> = Promise.resolve();
@@ -16,7 +19,9 @@ export class ProgressReporter {
     private readonly view: Omit<ProgressView, "text" | "done">,
     private readonly logger: Logger,
     private readonly intervalMs = PROGRESS_INTERVAL_MS,
-  ) {}
+  ) {
+    this.lastSentAt = adapter.freeProgress ? 0 : Date.now();
+  }
 
   /** Shows `text` when the interval allows; `immediate` sends it now (a notice that must land before a wait). */
   update(text: RichText, options?: { immediate?: boolean }): void {

@@ -73,6 +73,11 @@ export interface AskPlace {
 /** A chat platform: draws cards and messages. Inbound traffic is the adapter's own business. */
 export interface PlatformAdapter {
   readonly platform: string;
+  /**
+   * Showing progress costs nothing here (a terminal): every status shows at once. Otherwise a turn's first status
+   * waits an interval, so a step that ends within it (most resumes) costs no "Thinking…" call.
+   */
+  readonly freeProgress?: boolean;
   /** Posts a card (or adopts the one an earlier attempt posted) and returns the reference later used to settle it. */
   postCard(card: CardView, options?: PostCardOptions): Promise<string>;
   /** Replaces the card's controls with one line: the outcome and who answered. */

@@ -29,6 +29,26 @@ function settledContent(card: Record<string, unknown>): string {
 }
 
 describe("ending an ask on Discord", () => {
+  it("an answered ask costs three REST calls besides the tap's ack: settle, the next card or the answer, one status edit", async () => {
+    harness.anthropic.script(ask(PICK), ask({ ...PICK, question: "Really?" }), reply("Shipped."));
+    const thread = await harness.mention(ALICE, "release");
+    const tap = async (card: Record<string, unknown>, then: () => Promise<unknown>) => {
+      const before = harness.discord.calls.length;
+      harness.discord.click(ALICE, card, componentWith(card, /:opt:0$/).custom_id);
+      await then();
+      const kind = (call: { method: string; path: string }) =>
+        call.path.endsWith("/callback") ? "ack" : `${call.method} ${call.path.endsWith("/messages") ? "message" : "edit"}`;
+      return harness.discord.calls.slice(before).map(kind);
+    };
+    const first = await harness.card(thread);
+    // The next question: the ack, settle, post the card; the held "Waiting for" line already says what it would say again.
+    const second = await tap(first, () => harness.card(thread, first));
+    expect(second.sort()).toEqual(["PATCH edit", "POST message", "ack"]);
+    // The last answer: the ack, settle, post the answer, edit the status to "Done".
+    const last = await tap(await harness.card(thread, first), () => harness.botSays(thread, /Shipped\./));
+    expect(last.sort()).toEqual(["PATCH edit", "PATCH edit", "POST message", "ack"]);
+  });
+
   it("Cancel tells the model the ask was cancelled and settles the card", async () => {
     const { thread, card } = await cardFor(PICK);
     harness.discord.click(ALICE, card, componentWith(card, /:cancel$/).custom_id);
@@ -48,7 +68,8 @@ describe("ending an ask on Discord", () => {
   });
 
   it("the Stop button on the status message halts a running turn and is then removed", async () => {
-    harness.anthropic.script({ content: [toolUse("lookup", { q: "x" })], stopReason: "tool_use", delayMs: 1000 });
+    // The status message shows once a step has run for a second: this one takes three.
+    harness.anthropic.script({ content: [toolUse("lookup", { q: "x" })], stopReason: "tool_use", delayMs: 3000 });
     const thread = await harness.mention(ALICE, "look something up", { quiet: false });
     const status = await harness.until(
       "the status message",

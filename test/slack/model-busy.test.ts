@@ -31,7 +31,7 @@ describe("a busy model, as a Slack thread shows it", () => {
 
     expect(harness.anthropic.requests).toHaveLength(3);
     const status = harness.posted(ts).find((call) => JSON.stringify(call.params.blocks ?? "").includes("stop:"))!;
-    const shown = harness.updatesOf(String(status.result.ts)).map((call) => String(call.params.text));
+    const shown = [status, ...harness.updatesOf(String(status.result.ts))].map((call) => String(call.params.text));
     expect(shown).toEqual(
       expect.arrayContaining([
         expect.stringContaining("Claude is busy (overloaded, 529); retrying in 5 s (attempt 2)"),

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ask, lastToolResults, reply } from "../fakes/fake-anthropic.js";
+import { ask, lastToolResults, reply, text } from "../fakes/fake-anthropic.js";
 import { FAKE_BOT_USER_ID } from "../fakes/fake-slack-api.js";
 import { ALICE, BOB, SlackHarness, waitFor } from "./slack-harness.js";
 import { blockActions, CHANNEL, DM_CHANNEL, messageEvent, nextTs } from "./slack-payloads.js";
@@ -168,33 +168,41 @@ describe("Slack round trip through real Bolt", () => {
     await waitFor(() => harness.posted(next).some((call) => call.params.text === "Here is a recipe."), "the recipe in its own thread");
   });
 
-  it("an answered ask costs a settle, one status edit and the answer: one status message per turn, none stale", async () => {
+  it("an answered ask costs at most three Web API calls: settle, the next card or the answer, one status edit; none stale", async () => {
     harness.slack.threadStatusRefusedIn.add(CHANNEL);
-    harness.anthropic.script(ask({ question: "Which environment?", candidates: ["staging", "production"] }), reply("Deployed."));
+    harness.anthropic.script(
+      ask({ question: "Which environment?", candidates: ["staging", "production"] }),
+      ask({ question: "Which region?", candidates: ["eu", "us"] }),
+      reply("Deployed."),
+    );
     const ts = nextTs();
     await deliver(messageEvent("app_mention", { user: ALICE, text: `<@${FAKE_BOT_USER_ID}> deploy`, ts }));
     await harness.settle("handleMessage", 1);
-    const card = harness.card(ts);
-    const before = harness.slack.calls.length;
-    await harness.sender.interaction(
-      blockActions({
-        user: ALICE,
-        actionId: card.actionIds[1]!,
-        channel: CHANNEL,
-        cardTs: card.ts,
-        threadTs: ts,
-        responseUrl: harness.responseUrl,
-      }),
-    );
-    await harness.settle("answer", 1);
-    const after = harness.slack.calls.slice(before).map((call) => call.method);
-    // Settle the card, edit the held status to "Thinking…", post the answer, edit the status to "Done".
-    expect(after.sort()).toEqual(["chat.postMessage", "chat.update", "chat.update", "chat.update"]);
+    const tap = async (count: number) => {
+      const card = harness.card(ts);
+      const before = harness.slack.calls.length;
+      await harness.sender.interaction(
+        blockActions({
+          user: ALICE,
+          actionId: card.actionIds[1]!,
+          channel: CHANNEL,
+          cardTs: card.ts,
+          threadTs: ts,
+          responseUrl: harness.responseUrl,
+        }),
+      );
+      await harness.settle("answer", count);
+      return harness.slack.calls.slice(before).map((call) => call.method);
+    };
+    // The next question: settle, post the card; the held "Waiting for" line already says what it would say again.
+    expect((await tap(1)).sort()).toEqual(["chat.postMessage", "chat.update"]);
+    // The last answer: settle, post the answer, edit the status to "Done".
+    expect((await tap(2)).sort()).toEqual(["chat.postMessage", "chat.update", "chat.update"]);
     const statuses = harness.posted(ts).filter((call) => JSON.stringify(call.params.blocks ?? "").includes("stop:"));
     expect(statuses).toHaveLength(1);
     expect(JSON.stringify(harness.updatesOf(String(statuses[0]!.result.ts)).at(-1)!.params.blocks)).toContain("Done");
-    // Slack refused the thread status here once; it was not asked again.
-    expect(harness.slack.callsOf("assistant.threads.setStatus")).toHaveLength(1);
+    // No step took a second, so nothing was shown busy: no thread status call at all.
+    expect(harness.slack.callsOf("assistant.threads.setStatus")).toEqual([]);
   });
 
   it("acknowledges a mention only once it is stored, so a crash before the store leaves Slack to redeliver it", async () => {
@@ -258,7 +266,8 @@ describe("Slack round trip through real Bolt", () => {
 
   it("splits a long final answer into several messages, shows progress and clears the thinking status", async () => {
     const paragraphs = Array.from({ length: 60 }, (_, index) => `Paragraph ${index}: ${"detail ".repeat(60)}`);
-    harness.anthropic.script(reply(paragraphs.join("\n\n")));
+    // A step that takes over a second shows "is thinking…"; a quicker one shows nothing busy at all.
+    harness.anthropic.script({ content: [text(paragraphs.join("\n\n"))], stopReason: "end_turn", delayMs: 1500 });
     const ts = nextTs();
     await deliver(messageEvent("app_mention", { user: ALICE, text: `<@${FAKE_BOT_USER_ID}> explain`, ts }));
     await harness.settle("handleMessage", 1);
