@@ -357,4 +357,34 @@ for (const history of quick ? [0, 200] : [0, 20, 200]) {
   }
 }
 
+print();
+log("platform calls per answered ask: Slack and Discord, quick and slow model steps");
+print("## 11. Platform calls per answered ask (issue 16)");
+print();
+print(
+  "The real engine and adapters (Bolt, discord.js) against the test fakes. Each session asks 3 questions, each answered by a tap, then answers; every platform call from the first tap to the final answer is counted and divided by the answered asks. A model step over a second shows `Thinking…` on the status line (one more edit); under a second it shows nothing. Slack: Web API calls (the ack is the HTTP response to the tap, not a call). Discord: REST calls, with the interaction's ack apart.",
+);
+print();
+print("| model step | platform | calls per answered ask | of which |");
+print("|---|---|---:|---|");
+for (const modelMs of [0, 1500]) {
+  try {
+    interface Calls {
+      perAnsweredAsk: number;
+      byKind: Record<string, number>;
+    }
+    const result = JSON.parse(worker("platform-calls", [quick ? 2 : modelMs > 0 ? 3 : 20, modelMs])) as { slack: Calls; discord: Calls };
+    const kinds = (calls: Calls) =>
+      Object.entries(calls.byKind)
+        .map(([kind, count]) => `${kind} ${format(count, 2)}`)
+        .join(", ");
+    const step = modelMs === 0 ? "instant" : `${format(modelMs / 1000, 1)} s`;
+    print(`| ${step} | Slack | ${format(result.slack.perAnsweredAsk, 2)} | ${kinds(result.slack)} |`);
+    const ack = result.discord.byKind["interaction ack"] ?? 0;
+    print(`| ${step} | Discord | ${format(result.discord.perAnsweredAsk - ack, 2)} + ${format(ack, 2)} ack | ${kinds(result.discord)} |`);
+  } catch (error) {
+    print(`| ${modelMs} ms | | not measured: ${failure(error)} | |`);
+  }
+}
+
 if (flags.out) writeFileSync(flags.out, `${lines.join("\n")}\n`);

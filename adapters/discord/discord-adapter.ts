@@ -231,7 +231,6 @@ export class DiscordAdapter implements ServingAdapter {
     if (progress.done && !existing) return;
     // A resume that suspends again within the first interval holds the very text it showed: no call.
     if (!progress.done && existing?.content === content) return;
-    if (!progress.done && !progress.waiting) await this.client.rest.post(Routes.channelTyping(channelId)).catch(() => undefined);
     if (progress.done) this.progressMessages.delete(progress.turnKey);
     if (existing) {
       const body = { content, components, allowed_mentions: NO_MENTIONS };
