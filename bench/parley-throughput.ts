@@ -25,8 +25,12 @@ const OWNER = { id: "U_OWNER" };
 const ZERO = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 
 /** The real engine on a SQLite file: suspend + resume cycles, one resume timed at a time. */
-export async function parleyThroughput(path: string, workload: Workload): Promise<ThroughputResult> {
-  const store = new SqliteSessionStore(path);
+export async function parleyThroughput(
+  path: string,
+  workload: Workload,
+  checkpoints: "worker" | "on-commit" = "worker",
+): Promise<ThroughputResult> {
+  const store = new SqliteSessionStore(path, { checkpoints });
   const adapter = new BenchAdapter();
   const engine = new Engine({
     store,

@@ -36,6 +36,7 @@ import {
 import { SqliteAdminQueries } from "./sqlite-admin-queries.js";
 import { SqliteApiStore } from "./sqlite-api-store.js";
 import { translateStoreErrors } from "./sqlite-errors.js";
+import { WalCheckpointer } from "./wal-checkpointer.js";
 
 interface SessionRow {
   id: string;
@@ -133,10 +134,14 @@ export class SqliteSessionStore implements Storage {
   private readonly statements;
   private readonly admin: SqliteAdminQueries;
   private readonly api: SqliteApiStore;
+  private readonly checkpointer: WalCheckpointer | undefined;
 
-  constructor(pathOrDatabase: string | Database.Database, options: { busyTimeoutMs?: number } = {}) {
+  /** `checkpoints: "on-commit"` leaves checkpoints to SQLite (each commit past 1,000 WAL pages), for comparison. */
+  constructor(pathOrDatabase: string | Database.Database, options: { busyTimeoutMs?: number; checkpoints?: "worker" | "on-commit" } = {}) {
     this.db = typeof pathOrDatabase === "string" ? openDatabase(pathOrDatabase, options) : pathOrDatabase;
     const db = this.db;
+    if (typeof pathOrDatabase === "string" && pathOrDatabase !== ":memory:" && options.checkpoints !== "on-commit")
+      this.checkpointer = new WalCheckpointer(db, pathOrDatabase);
     this.admin = new SqliteAdminQueries(db);
     this.api = new SqliteApiStore(db, toAsk);
     this.statements = {
@@ -601,6 +606,7 @@ export class SqliteSessionStore implements Storage {
   }
 
   async close(): Promise<void> {
+    await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
   }
 }

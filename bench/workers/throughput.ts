@@ -12,8 +12,8 @@ const directory = mkdtempSync(join(tmpdir(), "parley-bench-"));
 const path = join(directory, "bench.db");
 try {
   const result =
-    system === "parley"
-      ? await parleyThroughput(path, workload)
+    system === "parley" || system === "parley-on-commit"
+      ? await parleyThroughput(path, workload, system === "parley" ? "worker" : "on-commit")
       : system === "raw"
         ? rawThroughput(path, workload)
         : await langgraphThroughput(path, workload);

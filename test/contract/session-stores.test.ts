@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
@@ -38,6 +38,28 @@ describe("SqliteSessionStore specifics", () => {
     expect(store.db.pragma("integrity_check", { simple: true })).toBe("ok");
     await store.close();
     database.cleanup();
+  });
+
+  it("copies the WAL into the database file from its own thread, with no commit paying for it", async () => {
+    const write = async (checkpoints: "worker" | "on-commit") => {
+      const database = tempDatabasePath();
+      const store = new SqliteSessionStore(database.path, { checkpoints });
+      const conversation = { platform: "t", workspace: "w", channel: "c", thread: "1" };
+      const session = await store.createSession({ id: "S", conversation, ownerId: "U", now: 1 });
+      await store.startTurnOrQueue(session.id, { role: "user", content: [{ type: "text", text: "x" }] }, 1);
+      const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+      // About 800 KB in all: fewer WAL frames than SQLite's own 1,000-frame checkpoint on commit.
+      const message = { role: "assistant" as const, content: [{ type: "text" as const, text: "y".repeat(20_000) }] };
+      for (let index = 0; index < 40; index++) await store.commitStep(session.id, { messages: [message], usage, now: 2 });
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const fileBytes = statSync(database.path).size;
+      await store.close();
+      database.cleanup();
+      return fileBytes;
+    };
+    // Left to SQLite, every page is still in the WAL only; the worker has copied them within a second.
+    expect(await write("on-commit")).toBeLessThan(100_000);
+    expect(await write("worker")).toBeGreaterThan(800_000);
   });
 
   it("a suspend writes only the new messages, whatever the history length", async () => {
