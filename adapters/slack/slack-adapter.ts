@@ -7,12 +7,13 @@ import type { Logger } from "../../src/ports/logger.js";
 import type { AskPlace, CardView, PostCardOptions, ProgressView, ReplyOptions, Settlement } from "../../src/ports/platform-adapter.js";
 import type { RichText } from "../../src/ports/rich-text.js";
 import type { ConversationRef } from "../../src/ports/session-store.js";
+import { AckFront } from "./ack-front.js";
 import { ActorDirectory, errorCode } from "./actor-directory.js";
 import { createBoltLogger } from "./bolt-logger.js";
 import { cardMetadata, findCardTs, findReplyTs, replyMetadata } from "./card-metadata.js";
 import { readCardRef, type SlackCardRef, writeCardRef } from "./card-ref.js";
 import { EventAckGate, holdSocketAcks } from "./event-ack-gate.js";
-import { httpReceiver } from "./http-receiver.js";
+import { httpReceiver, SLACK_EVENTS_PATH } from "./http-receiver.js";
 import { splitMrkdwn } from "./markdown-to-mrkdwn.js";
 import { mentionedUserIds, modelMessages } from "./model-message.js";
 import { placeSlackAsk } from "./place-ask.js";
@@ -21,7 +22,7 @@ import { renderCard } from "./render-card.js";
 import { renderProgress } from "./render-progress.js";
 import { renderSettledCard } from "./render-settled.js";
 import { toMrkdwn } from "./slack-dialect.js";
-import { SLACK_LIMITS } from "./slack-limits.js";
+import { SLACK_LIMITS, SLACK_MAX_BODY_BYTES } from "./slack-limits.js";
 import { registerListeners } from "./slack-listeners.js";
 import { searchThread } from "./thread-search.js";
 import { ThreadStatus } from "./thread-status.js";
@@ -61,6 +62,7 @@ export class SlackAdapter implements ServingAdapter {
   private readonly threadStatus: ThreadStatus;
   private readonly gate = new EventAckGate();
   private listeningPort: number | undefined;
+  private front: AckFront | undefined;
   private started = false;
 
   constructor(private readonly options: SlackAdapterOptions) {
@@ -122,12 +124,29 @@ export class SlackAdapter implements ServingAdapter {
       this.started = true;
       return;
     }
-    const server = (await this.app.start({ port: this.options.port, host: this.options.host })) as Server;
+    // Bolt listens on loopback only; the public port is the ack front's, on a thread of its own.
+    const server = (await this.app.start({ port: 0, host: "127.0.0.1" })) as Server;
     this.started = true;
-    this.listeningPort = (server.address() as AddressInfo).port;
+    try {
+      this.front = await AckFront.start({
+        host: this.options.host,
+        port: this.options.port,
+        innerPort: (server.address() as AddressInfo).port,
+        path: SLACK_EVENTS_PATH,
+        signingSecret: this.options.signingSecret,
+        limitBytes: SLACK_MAX_BODY_BYTES,
+        logger: this.options.logger,
+      });
+    } catch (error) {
+      await this.stop();
+      throw error;
+    }
+    this.listeningPort = this.front.port;
   }
 
   async stop(): Promise<void> {
+    await this.front?.close();
+    this.front = undefined;
     this.gate.releaseAll();
     if (this.started) await this.app.stop();
     this.started = false;
