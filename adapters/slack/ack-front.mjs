@@ -69,13 +69,26 @@ function pass(request, body, response) {
  * tap that reached Bolt twice is claimed once, and the second is told it was already answered.
  */
 function handOn(request, body, attempt = 1) {
+  if (attempt === 1) handing++;
   const inner = forward(innerRequest(request, tapAgent));
-  inner.on("response", (answer) => answer.resume());
+  inner.on("response", (answer) => {
+    answer.resume();
+    handedOn();
+  });
   inner.on("error", (error) => {
-    if (attempt >= TAP_ATTEMPTS) return parentPort.postMessage({ kind: "lost", code: error.code });
-    setTimeout(() => handOn(request, body, attempt + 1), 100 * attempt);
+    if (attempt < TAP_ATTEMPTS) return setTimeout(() => handOn(request, body, attempt + 1), 100 * attempt);
+    parentPort.postMessage({ kind: "lost", code: error.code });
+    handedOn();
   });
   inner.end(body);
+}
+
+/** Acknowledged taps not yet handed on: closing waits for them. */
+let handing = 0;
+let closed = false;
+function handedOn() {
+  handing--;
+  if (closed && handing === 0) process.exit(0);
 }
 
 function innerRequest(request, agent) {
@@ -122,7 +135,10 @@ server.keepAliveTimeout = 65_000;
 server.on("error", (error) => parentPort.postMessage({ kind: "error", code: error.code, message: error.message }));
 server.listen(port, host, () => parentPort.postMessage({ kind: "listening", port: server.address().port }));
 parentPort.on("message", () => {
-  server.close(() => process.exit(0));
+  server.close(() => {
+    closed = true;
+    if (handing === 0) process.exit(0);
+  });
   // A request in flight (a long poll) is answered first; then no connection is waited for, not even one a client
   // has just opened for its next request (that would hold close() open until the header timeout).
   const drain = setInterval(() => {
