@@ -25,9 +25,7 @@ type BufferedRequest = IncomingMessage & { rawBody?: Buffer };
  * `limitBytes` with 413 before anything is parsed, and answers 400 (or 401 when unsigned) for a body Bolt
  * cannot read: Bolt 5.1 reads `body.ssl_check` unguarded, so a signed `null` would reject a promise nobody
  * handles and leave the request hanging, and an envelope without `user` or `event` makes it answer 500.
- * A signed tap (`block_actions`) or slash command, whose answer is always an empty 200, is acknowledged here before
- * Bolt parses it again and runs its middleware; Bolt then runs on the next turn of the event loop, so a burst's acks
- * go out before any of their work. Everything else goes to Bolt unchanged.
+ * Everything else goes to Bolt unchanged.
  */
 export function guardSlackRequests(
   listener: RequestListener,
@@ -55,12 +53,6 @@ export function guardSlackRequests(
         return refuse(request, response, isSigned(request, rawBody, options.signingSecret) ? 400 : 401);
       }
       (request as BufferedRequest).rawBody = rawBody;
-      if (answeredEmpty(rawBody, request.headers["content-type"]) && isSigned(request, rawBody, options.signingSecret)) {
-        response.writeHead(200).end();
-        muted(response);
-        setImmediate(() => listener(request, response));
-        return;
-      }
       const eventId = options.gate ? heldEventId(readJson(rawBody, request.headers["content-type"])) : undefined;
       if (options.gate && eventId) holdAcknowledgement(response, eventId, options.gate);
       listener(request, response);
@@ -93,25 +85,6 @@ export function isSlackEnvelope(text: string, contentType: string | undefined): 
   } catch {
     return false;
   }
-}
-
-/** A tap or a slash command: Parley's answer to either is an empty 200 whatever follows (an action's `ack()`). */
-function answeredEmpty(rawBody: Buffer, contentType: string | undefined): boolean {
-  if (contentType !== "application/x-www-form-urlencoded") return false;
-  const form = parseQuery(rawBody.toString("utf8"));
-  if (form.payload === undefined) return typeof form.command === "string";
-  if (typeof form.payload !== "string") return false;
-  try {
-    return (JSON.parse(form.payload) as { type?: unknown }).type === "block_actions";
-  } catch {
-    return false;
-  }
-}
-
-/** The answer has gone: what Bolt writes to this response later (its own ack) goes nowhere. */
-function muted(response: ServerResponse): void {
-  const ignore = (() => response) as never;
-  Object.assign(response, { writeHead: ignore, setHeader: ignore, write: () => true, end: ignore });
 }
 
 function readJson(rawBody: Buffer, contentType: string | undefined): unknown {
