@@ -1,4 +1,5 @@
 import { createInterface } from "node:readline";
+import { typedDecision } from "../../src/ask/approval.js";
 import type { Actor, Conversation } from "../../src/ports/conversation.js";
 import type { CardView, PlatformAdapter, ProgressView, Settlement } from "../../src/ports/platform-adapter.js";
 import { PLAIN_DIALECT, type RichText, type RichTextDialect, renderRichText } from "../../src/ports/rich-text.js";
@@ -120,6 +121,11 @@ export class TerminalAdapter implements PlatformAdapter {
     if (pending && line.trim().toLowerCase() === "cancel") {
       this.form = undefined;
       await conversation.cancel(pending.askId, TERMINAL_USER);
+      return;
+    }
+    const decision = pending?.spec.type === "approval" ? typedDecision(line) : undefined;
+    if (pending && decision) {
+      await conversation.answer(pending.askId, TERMINAL_USER, decision);
       return;
     }
     if (pending && this.form?.askId === pending.askId) {

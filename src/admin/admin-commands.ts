@@ -1,4 +1,5 @@
 import { type AnswerInput, answerFromText } from "../ask/answer.js";
+import { typedDecision } from "../ask/approval.js";
 import { describeAnswer } from "../ask/describe.js";
 import type { Engine } from "../engine/engine.js";
 import type { RuntimeSettings } from "../engine/settings.js";
@@ -247,6 +248,7 @@ function askLine(ask: Ask, now: number): RichText {
 }
 
 function toAnswerInput(ask: Ask, value: string): AnswerInput | { error: string } {
+  if (ask.spec.type === "approval") return typedDecision(value) ?? answerFromText(ask.spec, value);
   if (ask.spec.type !== "form") return answerFromText(ask.spec, value);
   try {
     const parsed: unknown = JSON.parse(value);

@@ -10,8 +10,8 @@ export const DENY_REASON_FIELD = "reason";
 /** A person's decision on one tool call, as stored on the approval ask. */
 export type ApprovalDecision = { decision: "approve" } | { decision: "deny"; reason?: string };
 
-const APPROVE_WORDS = new Set(["approve", "approved", "yes", "y", "ok", "1", "👍"]);
-const DENY_WORDS = new Set(["deny", "denied", "no", "n", "2", "👎"]);
+const APPROVE_WORDS = new Set(["approve", "approved", "yes", "y", "1"]);
+const DENY_WORDS = new Set(["deny", "denied", "no", "n", "2"]);
 const MAX_REASON_CHARS = 1000;
 /** Arguments shown on the card itself; longer ones are cut there and shown whole on request. */
 export const CARD_ARGUMENT_CHARS = 1200;
@@ -42,21 +42,26 @@ export function approvalSpec(call: { tool: string; description: string; input: u
 
 /**
  * Approve (option 0) or Deny (option 1) buttons. The Deny form (`form`, its one `reason` field) always denies,
- * whatever the reason says. A typed reply (thread, terminal) is a denial with that text as the reason, except the
- * plain words of approval or denial, so a reply of "approve" (or "1" in the terminal) approves.
+ * whatever the reason says. A reply in the thread denies with its text as the reason (DESIGN §11), whatever it
+ * says: a casual "ok" below a card must never run a tool. Only a button approves there.
  */
 export function checkApproval(input: AnswerInput): AnswerCheck {
   if (input.kind === "option" && input.index === 0) return { ok: true, value: { decision: "approve" } };
   if (input.kind === "option" && input.index === 1) return { ok: true, value: { decision: "deny" } };
   if (input.kind === "form") return denial(String(input.values[DENY_REASON_FIELD] ?? "").trim());
-  if (input.kind === "text") {
-    const text = input.text.trim();
-    const folded = text.toLowerCase();
-    if (APPROVE_WORDS.has(folded)) return { ok: true, value: { decision: "approve" } };
-    if (DENY_WORDS.has(folded)) return { ok: true, value: { decision: "deny" } };
-    return denial(text);
-  }
+  if (input.kind === "text") return denial(input.text.trim());
   return { ok: false, message: `Tap ${APPROVE_LABEL} or ${DENY_LABEL}.` };
+}
+
+/**
+ * A typed decision where typing is the only way to decide (the terminal, `/parley answer`): "approve", "yes" or
+ * "1" is the Approve button, "deny", "no" or "2" the Deny button; anything else is not a decision.
+ */
+export function typedDecision(text: string): AnswerInput | undefined {
+  const folded = text.trim().toLowerCase();
+  if (APPROVE_WORDS.has(folded)) return { kind: "option", index: 0 };
+  if (DENY_WORDS.has(folded)) return { kind: "option", index: 1 };
+  return undefined;
 }
 
 function denial(reason: string): AnswerCheck {

@@ -94,6 +94,17 @@ describe("tools from an MCP server, with a person's approval of the exact call",
     expect(harness.adapter.settled.at(-1)?.settlement.answerText).toBe("Denied: “not on a Friday”");
   });
 
+  it("a reply in the thread denies, even a casual ok; only the Approve button runs the tool", async () => {
+    await open();
+    fake.script({ content: [toolUse("srv__delete_record", { id: "r9" })] }, reply("Not deleted."));
+    await harness.say("delete r9");
+    expect(harness.lastCard().spec.type).toBe("approval");
+    expect(await harness.say("ok")).toBe("answered");
+    await harness.engine.idle();
+    expect(files.recorded()).not.toContain("delete_record r9");
+    expect(resultsOf()[0]).toMatchObject({ is_error: true, content: `denied by test:${OWNER.id}: ok` });
+  });
+
   it("no decision in time: the call does not run and the model reads that the approval timed out", async () => {
     await open();
     fake.script({ content: [toolUse("srv__delete_record", { id: "r3" })] }, reply("Nobody answered."));

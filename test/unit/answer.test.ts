@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { answerFromText, checkAnswer, maskAnswer } from "../../src/ask/answer.js";
+import { approvalSpec, typedDecision } from "../../src/ask/approval.js";
 import { type AskSpec, parseAskSpec } from "../../src/ask/spec.js";
 
 function spec(input: unknown): AskSpec {
@@ -87,5 +88,22 @@ describe("checkAnswer", () => {
       ok: true,
       value: "acknowledged",
     });
+  });
+});
+
+describe("approval answers", () => {
+  const approval = approvalSpec({ tool: "srv__delete_record", description: "Deletes a record.", input: { id: "r1" }, timeoutSeconds: 600 });
+
+  it("a typed reply in a thread always denies, with its text as the reason: only a button approves", () => {
+    for (const text of ["ok", "yes", "approve", "1", "👍"])
+      expect(checkAnswer(approval, answerFromText(approval, text))).toEqual({ ok: true, value: { decision: "deny", reason: text } });
+    expect(checkAnswer(approval, { kind: "option", index: 0 })).toEqual({ ok: true, value: { decision: "approve" } });
+  });
+
+  it("where typing is the only way to decide (terminal, /parley answer), approve and deny words are the buttons", () => {
+    expect(typedDecision(" Approve ")).toEqual({ kind: "option", index: 0 });
+    expect(typedDecision("1")).toEqual({ kind: "option", index: 0 });
+    expect(typedDecision("no")).toEqual({ kind: "option", index: 1 });
+    expect(typedDecision("not on a Friday")).toBeUndefined();
   });
 });
