@@ -7,10 +7,8 @@ const MAX_PROGRESS_LENGTH = 120;
 
 /** Limits of one call. */
 export interface CallLimits {
-  /** Without progress for this long, the call is cancelled. */
+  /** Past this the call is cancelled, progress or not (DESIGN §11: `TOOL_TIMEOUT_S`). */
   timeoutMs: number;
-  /** Progress or not, the call is cancelled past this. */
-  maxTotalTimeoutMs: number;
   maxResultChars: number;
 }
 
@@ -32,30 +30,19 @@ export async function callTool(
   limits: CallLimits,
 ): Promise<CallOutcome> {
   if (request.signal.aborted) return failed(`tool ${request.name} was cancelled by a person before it started`);
-  // The hard cap is ours, not the SDK's `maxTotalTimeout`: that one rejects locally without sending
-  // `notifications/cancelled`, leaving the tool running on the server. Aborting the signal sends it.
-  const hardCap = new AbortController();
-  const timer = setTimeout(
-    () =>
-      hardCap.abort(
-        new McpError(ErrorCode.RequestTimeout, "Maximum total timeout exceeded", { maxTotalTimeout: limits.maxTotalTimeoutMs }),
-      ),
-    limits.maxTotalTimeoutMs,
-  );
   try {
+    // The SDK's own timeout sends `notifications/cancelled` (its `maxTotalTimeout` would not, so it is not used);
+    // progress does not extend it, so a person waits no longer than TOOL_TIMEOUT_S for any call.
     const result = await client.callTool({ name: remoteName, arguments: request.input }, undefined, {
-      signal: AbortSignal.any([request.signal, hardCap.signal]),
+      signal: request.signal,
       timeout: limits.timeoutMs,
-      resetTimeoutOnProgress: true,
-      // Always asked for, even without a listener: progress is what keeps a long call within its timeout.
+      resetTimeoutOnProgress: false,
       onprogress: (progress) => request.onProgress?.(describeProgress(progress)),
     });
     if (!("content" in result)) return failed(`tool ${request.name} answered in an old format Parley does not read`);
     return { output: mapToolResult(result as CallToolResult, limits.maxResultChars), connectionLost: false };
   } catch (error) {
     return describeFailure(error, server, request, limits);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
@@ -63,14 +50,8 @@ function describeFailure(error: unknown, server: string, request: ToolCallReques
   const tool = request.name;
   if (request.signal.aborted) return failed(`tool ${tool} was cancelled by a person`);
   if (error instanceof McpError) {
-    if (error.code === ErrorCode.RequestTimeout) {
-      const pastHardCap = typeof error.data === "object" && error.data !== null && "maxTotalTimeout" in error.data;
-      return failed(
-        pastHardCap
-          ? `tool ${tool} ran for more than ${seconds(limits.maxTotalTimeoutMs)} s in total and was cancelled`
-          : `tool ${tool} timed out after ${seconds(limits.timeoutMs)} s and was cancelled`,
-      );
-    }
+    if (error.code === ErrorCode.RequestTimeout)
+      return failed(`tool ${tool} timed out after ${seconds(limits.timeoutMs)} s and was cancelled`);
     if (error.code === ErrorCode.ConnectionClosed) {
       return {
         ...failed(`server ${server} stopped during the call to ${tool}; the call may or may not have taken effect`),

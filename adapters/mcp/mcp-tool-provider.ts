@@ -17,10 +17,8 @@ export interface McpToolProviderOptions {
   /** Every server, as `parseMcpConfig` / `loadMcpConfig` return them. */
   servers: McpServersConfig;
   logger: Logger;
-  /** Without progress for this long, a call is cancelled (default 120 s). */
+  /** Past this a call is cancelled, progress or not (default 120 s). */
   toolTimeoutMs?: number;
-  /** Progress or not, a call is cancelled past this (default ten times `toolTimeoutMs`). */
-  maxTotalTimeoutMs?: number;
   /** The text of a result is cut past this many characters (default 50 000). */
   maxResultChars?: number;
   startTimeoutMs?: number;
@@ -44,10 +42,8 @@ export class McpToolProvider implements ToolProvider {
   private entries = new Map<string, ToolEntry>();
 
   constructor(private readonly options: McpToolProviderOptions) {
-    const timeoutMs = options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     this.limits = {
-      timeoutMs,
-      maxTotalTimeoutMs: options.maxTotalTimeoutMs ?? timeoutMs * 10,
+      timeoutMs: options.toolTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS,
       maxResultChars: options.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS,
     };
     this.connections = Object.entries(options.servers).map(

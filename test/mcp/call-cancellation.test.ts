@@ -2,10 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callRequest, createTestProvider, scratch, testServer, waitFor } from "./mcp-harness.js";
 
 const files = scratch();
-const { provider } = createTestProvider(
-  { test: testServer({ recordFile: files.recordFile }) },
-  { toolTimeoutMs: 400, maxTotalTimeoutMs: 1_200 },
-);
+const { provider } = createTestProvider({ test: testServer({ recordFile: files.recordFile }) }, { toolTimeoutMs: 1_000 });
 
 beforeAll(() => provider.start());
 afterAll(async () => {
@@ -17,8 +14,8 @@ describe("timeouts, Stop and progress", () => {
   it("cancels a call silent past the timeout, on the server too, and tells the model", async () => {
     const started = Date.now();
     const output = await provider.call(callRequest("test__slow", { seconds: 3, silent: true }));
-    expect(output).toEqual({ content: [{ type: "text", text: "tool test__slow timed out after 0.4 s and was cancelled" }], isError: true });
-    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(output).toEqual({ content: [{ type: "text", text: "tool test__slow timed out after 1 s and was cancelled" }], isError: true });
+    expect(Date.now() - started).toBeLessThan(2_500);
     // The server saw notifications/cancelled: its handler's signal aborted.
     await waitFor(() => files.recorded().includes("slow cancelled"), 5_000, "the server to record the cancellation");
     expect(files.recorded()).not.toContain("slow finished");
@@ -41,20 +38,20 @@ describe("timeouts, Stop and progress", () => {
     expect(files.recorded()).not.toContain("delete_record never");
   });
 
-  it("passes progress as short lines, and progress keeps a call alive past the timeout", async () => {
+  it("passes progress as short lines", async () => {
     const lines: string[] = [];
-    const output = await provider.call(callRequest("test__slow", { seconds: 0.8 }, { onProgress: (line) => lines.push(line) }));
-    expect(output).toEqual({ content: [{ type: "text", text: "worked 0.8 s" }], isError: false });
-    expect(lines.slice(0, 2)).toEqual(["1/8 step 1", "2/8 step 2"]);
-    expect(lines.length).toBeGreaterThanOrEqual(6);
+    const output = await provider.call(callRequest("test__slow", { seconds: 0.5 }, { onProgress: (line) => lines.push(line) }));
+    expect(output).toEqual({ content: [{ type: "text", text: "worked 0.5 s" }], isError: false });
+    expect(lines.slice(0, 2)).toEqual(["1/5 step 1", "2/5 step 2"]);
+    expect(lines.length).toBeGreaterThanOrEqual(3);
   });
 
-  it("cancels a call that keeps reporting progress once it passes the hard cap, on the server too", async () => {
+  it("progress does not extend TOOL_TIMEOUT_S: a call still reporting progress is cancelled at it, on the server too", async () => {
     const before = files.recorded().filter((line) => line === "slow cancelled").length;
     const started = Date.now();
     const output = await provider.call(callRequest("test__slow", { seconds: 5 }));
     expect(output).toEqual({
-      content: [{ type: "text", text: "tool test__slow ran for more than 1.2 s in total and was cancelled" }],
+      content: [{ type: "text", text: "tool test__slow timed out after 1 s and was cancelled" }],
       isError: true,
     });
     expect(Date.now() - started).toBeLessThan(2_500);
