@@ -1,6 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -10,6 +10,7 @@ import { FAKE_BOT_TOKEN, FakeSlackApi } from "../fakes/fake-slack-api.js";
 import { FAKE_SIGNING_SECRET, SlackRequestSender } from "../fakes/fake-slack-signer.js";
 import { ALICE, waitFor } from "../slack/slack-harness.js";
 import { blockActions, CHANNEL } from "../slack/slack-payloads.js";
+import { type Loopback, listenLoopback } from "../support/loopback.js";
 import { ApiClient, CI_SECRET } from "./api-client.js";
 
 /** DESIGN §12's recipe, as a receiver would write it: HMAC-SHA256 of "<timestamp>.<body>", keyed with sha256(secret) hex. */
@@ -31,12 +32,12 @@ interface Delivery {
 class Receiver {
   readonly deliveries: Delivery[] = [];
   answer = 503;
-  private server: Server | undefined;
+  private loopback: Loopback | undefined;
 
   constructor(readonly port: number) {}
 
   async start(): Promise<void> {
-    this.server = createServer((request, response) => {
+    const server = createServer((request, response) => {
       let body = "";
       request.on("data", (chunk: Buffer) => (body += chunk.toString()));
       request.on("end", () => {
@@ -50,14 +51,13 @@ class Receiver {
         response.writeHead(this.answer).end();
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(this.port, "127.0.0.1", resolve));
+    this.loopback = await listenLoopback(server, this.port);
   }
 
   async stop(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    server?.closeAllConnections();
-    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    const loopback = this.loopback;
+    this.loopback = undefined;
+    await loopback?.close();
   }
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, type IncomingMessage } from "node:http";
+import { type Loopback, listenLoopback } from "../support/loopback.js";
 
 export type FakeBlock = { type: "text"; text: string } | { type: "tool_use"; id: string; name: string; input: unknown };
 
@@ -232,7 +232,7 @@ export class FakeAnthropic {
   readonly billing: RequestBilling[] = [];
   private promptCache: PromptCacheModel | undefined;
   private readonly turns: ScriptedTurn[] = [];
-  private server: Server | undefined;
+  private loopback: Loopback | undefined;
   url = "";
   /** Milliseconds from a request's last byte to its response's end: the model's own time, for the bench. */
   readonly serveTimesMs: number[] = [];
@@ -255,7 +255,7 @@ export class FakeAnthropic {
   }
 
   async start(): Promise<this> {
-    this.server = createServer((request, response) => {
+    const server = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on("data", (chunk: Buffer) => chunks.push(chunk));
       request.on("end", () => {
@@ -264,14 +264,13 @@ export class FakeAnthropic {
         void this.handle(request, Buffer.concat(chunks).toString("utf8"), response);
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.loopback = await listenLoopback(server);
+    this.url = this.loopback.url;
     return this;
   }
 
   async close(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+    await this.loopback?.close();
   }
 
   private async handle(request: IncomingMessage, raw: string, response: import("node:http").ServerResponse): Promise<void> {

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type Loopback, listenLoopback } from "../support/loopback.js";
 import { FakeDiscordGateway } from "./fake-discord-gateway.js";
 import { messageErrors, modalErrors } from "./fake-discord-limits.js";
 import {
@@ -79,7 +79,7 @@ export class FakeDiscordRest {
   protected readonly channels = new Map<string, Channel>();
   protected readonly interactions = new Map<string, Interaction>();
   private readonly server: Server;
-  private port = 0;
+  private loopback: Loopback | undefined;
 
   constructor(
     readonly applicationId = snowflake(),
@@ -113,20 +113,23 @@ export class FakeDiscordRest {
     return `ws://127.0.0.1:${this.port}/gateway`;
   }
 
+  private get port(): number {
+    return this.loopback?.port ?? 0;
+  }
+
   get messageContentIntent(): boolean {
     return (this.gateway.intents & MESSAGE_CONTENT_INTENT) !== 0;
   }
 
   async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    this.port = (this.server.address() as AddressInfo).port;
+    this.loopback = await listenLoopback(this.server);
     return this;
   }
 
   async close(): Promise<void> {
+    // The gateway first: its sockets were upgraded out of HTTP, so closing the server cuts none of them and would wait on them.
     await this.gateway.close();
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await this.loopback?.close();
   }
 
   /**

@@ -1,5 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { type Loopback, listenLoopback } from "../support/loopback.js";
 import { checkMessage, checkView } from "./fake-slack-limits.js";
 
 export const FAKE_BOT_TOKEN = "xoxb-test-token";
@@ -57,7 +57,7 @@ export class FakeSlackApi {
   /** Every message posted through the API, oldest first (the users' own messages are not known to the fake). */
   readonly messages: FakeSlackMessage[] = [];
   private tsCounter = 0;
-  private server: Server | undefined;
+  private loopback: Loopback | undefined;
   url = "";
 
   addUser(user: FakeSlackUser): this {
@@ -82,19 +82,18 @@ export class FakeSlackApi {
   }
 
   async start(): Promise<this> {
-    this.server = createServer((request, response) => {
+    const server = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on("data", (chunk: Buffer) => chunks.push(chunk));
       request.on("end", () => this.handle(request, Buffer.concat(chunks).toString("utf8"), response));
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.loopback = await listenLoopback(server);
+    this.url = this.loopback.url;
     return this;
   }
 
   async close(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+    await this.loopback?.close();
   }
 
   private handle(request: IncomingMessage, raw: string, response: ServerResponse): void {

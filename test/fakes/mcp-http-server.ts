@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
+import { listenLoopback } from "../support/loopback.js";
 
 /** A running HTTP MCP server on 127.0.0.1: Streamable HTTP at `/mcp`, the legacy HTTP+SSE transport at `/sse`. */
 export interface TestHttpMcpServer {
@@ -67,15 +67,6 @@ export async function startTestHttpMcpServer(options: { requiredAuthorization?: 
     }
     response.writeHead(404).end();
   });
-  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
-  const { port } = http.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    authorizations,
-    close: () =>
-      new Promise((resolve) => {
-        http.closeAllConnections();
-        http.close(() => resolve());
-      }),
-  };
+  const loopback = await listenLoopback(http);
+  return { origin: loopback.url, authorizations, close: loopback.close };
 }

@@ -1,5 +1,5 @@
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
+import { type Loopback, listenLoopback } from "../support/loopback.js";
 
 /** One request as the proxy routed it. */
 export interface RoutedRequest {
@@ -17,7 +17,7 @@ export interface RoutedRequest {
  * the next request go to bot `i`; the rotation carries on from there. Long requests (API long-polls) are never cut.
  */
 export class RoundRobinProxy {
-  private server: Server | undefined;
+  private loopback: Loopback | undefined;
   private next = 0;
   readonly routed: RoutedRequest[] = [];
   url = "";
@@ -31,15 +31,14 @@ export class RoundRobinProxy {
 
   async start(): Promise<this> {
     // The target is chosen when the request arrives, before its body: two requests sent at once go to two bots.
-    this.server = createServer((request, response) => this.forward(request, response));
-    await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    const server = createServer((request, response) => this.forward(request, response));
+    this.loopback = await listenLoopback(server);
+    this.url = this.loopback.url;
     return this;
   }
 
   async close(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+    await this.loopback?.close();
   }
 
   private forward(request: IncomingMessage, response: ServerResponse): void {
