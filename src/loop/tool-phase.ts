@@ -99,8 +99,10 @@ async function execute(
   const record = await deps.store.getToolCall(session.id, use.id);
   if (record?.status === "finished" && record.result) return record.result;
   if (deps.signal.aborted) return errorResult(use.id, "cancelled: stopped by a person before it ran");
-  const hash = argumentsHash(use.input);
-  // Hash exactly what is about to be sent; an approval for anything else is refused here too.
+  // Hash exactly what is about to be sent (arguments are always an object); an approval for anything else is refused.
+  const sent =
+    typeof use.input === "object" && use.input !== null && !Array.isArray(use.input) ? (use.input as Record<string, unknown>) : {};
+  const hash = argumentsHash(sent);
   if (verdict.approvedHash !== undefined && verdict.approvedHash !== hash) {
     return errorResult(use.id, "refused: the approval does not match this call (tool or arguments changed); nothing was run");
   }
@@ -120,7 +122,7 @@ async function execute(
   }
   deps.progress(`Running tool ${use.name}…`);
   const elicit = deps.elicit;
-  const output = await deps.catalog.run(use.name, use.input, {
+  const output = await deps.catalog.run(use.name, sent, {
     signal: deps.signal,
     onProgress: (text) => deps.progress(`${use.name}: ${text}`),
     ...(elicit ? { onElicitation: (request: ElicitationRequest) => elicit(verdict.tool.origin, request) } : {}),

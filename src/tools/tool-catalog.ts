@@ -67,7 +67,7 @@ export class ToolCatalog {
   }
 
   /** Runs a tool; its failures come back as `isError`, never as a throw. */
-  async run(name: string, input: unknown, options: ToolRunOptions): Promise<ToolRunResult> {
+  async run(name: string, input: Record<string, unknown>, options: ToolRunOptions): Promise<ToolRunResult> {
     const builtIn = this.deps.builtIns.find((tool) => tool.definition.name === name);
     if (builtIn) {
       try {
@@ -77,10 +77,9 @@ export class ToolCatalog {
       }
     }
     if (!this.deps.provider) return { content: `unknown tool "${name}"`, isError: true };
-    const record = typeof input === "object" && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
     const output = await this.deps.provider.call({
       name,
-      input: record,
+      input,
       signal: options.signal,
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
