@@ -1,3 +1,5 @@
+import { truncate as truncateText } from "../../src/ports/truncate.js";
+
 /**
  * Discord's documented limits for legacy (non Components V2) messages and modals.
  * The renderers degrade below these; `checkMessagePayload` and `checkModalPayload` enforce them before a post.
@@ -20,8 +22,11 @@ export const DISCORD_LIMITS = {
   threadNameChars: 100,
 } as const;
 
-/** Cuts text to a limit, marking the cut with an ellipsis. */
+/**
+ * Cuts text to one of these limits, marking the cut with an ellipsis, counted in UTF-16 code units: Discord's API
+ * counts code points (discord-api-docs#1315), but discord.js's builders and `checkMessagePayload` count `.length`,
+ * the stricter of the two, so text cut in code units passes both. An emoji is never split at the cut.
+ */
 export function truncate(text: string, limit: number): string {
-  if (text.length <= limit) return text;
-  return `${text.slice(0, Math.max(0, limit - 1))}…`;
+  return truncateText(text, limit, "utf-16");
 }

@@ -3,11 +3,10 @@ import { PlaceError } from "../../src/ports/errors.js";
 import type { AskPlace } from "../../src/ports/platform-adapter.js";
 import type { ConversationRef } from "../../src/ports/session-store.js";
 import { toDiscordMarkdown } from "./discord-dialect.js";
+import { DISCORD_LIMITS, truncate } from "./discord-limits.js";
 import { PLATFORM } from "./parse-message.js";
 
 const NO_MENTIONS = { parse: [] as [] };
-/** A thread's name holds at most 100 characters. */
-const THREAD_NAME_CHARS = 100;
 /** Discord's ids are snowflakes; it answers any other id in a path with 400 (50035), not 404. */
 const SNOWFLAKE = /^\d{1,20}$/;
 /** The channels a thread can be started in from a message. */
@@ -57,14 +56,9 @@ export async function placeDiscordAsk(rest: REST, place: AskPlace, threadName: s
   const body = { content: toDiscordMarkdown(place.opener), allowed_mentions: NO_MENTIONS };
   const opener = (await rest.post(Routes.channelMessages(place.channel), { body }).catch(refused("channel"))) as APIMessage;
   await rest
-    .post(Routes.threads(place.channel, opener.id), { body: { name: cut(threadName) || "Question", auto_archive_duration: 1440 } })
+    .post(Routes.threads(place.channel, opener.id), {
+      body: { name: truncate(threadName, DISCORD_LIMITS.threadNameChars) || "Question", auto_archive_duration: 1440 },
+    })
     .catch(refused("channel"));
   return { platform: PLATFORM, workspace: channel.guild_id, channel: place.channel, thread: opener.id };
-}
-
-/** A thread name within Discord's limit, never ending in half of a surrogate pair (an emoji cut in two). */
-function cut(name: string): string {
-  if (name.length <= THREAD_NAME_CHARS) return name;
-  const head = name.slice(0, THREAD_NAME_CHARS - 1);
-  return `${/[\uD800-\uDBFF]$/.test(head) ? head.slice(0, -1) : head}…`;
 }

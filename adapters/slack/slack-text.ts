@@ -1,13 +1,8 @@
+import { truncate } from "../../src/ports/truncate.js";
 import { SLACK_LIMITS } from "./slack-limits.js";
 
-const ELLIPSIS = "…";
-
-/** Cuts text to at most `limit` characters (code points), marking the cut with an ellipsis. */
-export function truncate(text: string, limit: number): string {
-  const characters = Array.from(text);
-  if (characters.length <= limit) return text;
-  return characters.slice(0, Math.max(0, limit - 1)).join("") + ELLIPSIS;
-}
+/** Slack counts its limits in characters (code points), the shared `truncate`'s default unit. */
+export { truncate };
 
 /** Length as Slack counts it, close enough: code points, so emoji are not split in half. */
 export function textLength(text: string): number {

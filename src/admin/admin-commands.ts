@@ -10,7 +10,7 @@ import { answerNotice } from "../ports/notices.js";
 import { bold, code, joinRich, mention, type RichText, rich, untrusted } from "../ports/rich-text.js";
 import type { Ask, SessionStore } from "../ports/session-store.js";
 import type { ToolRules } from "../tools/tool-rules.js";
-import { describeDuration, sessionRow, statusWord, truncate } from "./format.js";
+import { describeDuration, oneLine, sessionRow, statusWord } from "./format.js";
 import { type AdminCommand, CONFIG_KEYS, parseCommand, USAGE } from "./parse-command.js";
 import { applySetting, CONFIG_FIELDS } from "./runtime-settings.js";
 import { runTokenCommand } from "./token-commands.js";
@@ -58,12 +58,12 @@ export class AdminCommands {
     const { actor } = request;
     // Authorization rests on the platform's identity of the caller, never on anything a model wrote.
     if (!this.engine.isAdmin(actor)) {
-      await this.audit(actor, "admin-refused", truncate(request.text, 100), "refused");
+      await this.audit(actor, "admin-refused", oneLine(request.text, 100), "refused");
       return { kind: "refused" };
     }
     const parsed = parseCommand(request.text);
     if (!parsed.ok) {
-      await this.audit(actor, "admin-usage-error", truncate(request.text, 100), "usage");
+      await this.audit(actor, "admin-usage-error", oneLine(request.text, 100), "usage");
       return { kind: "reply", text: [parsed.error] };
     }
     const { reply, target, outcome } = await this.handle(parsed.command, actor);
@@ -156,7 +156,7 @@ export class AdminCommands {
     const lines: RichText[] = [
       [bold(`Session ${session.id}`)],
       sessionRow(session, undefined, now),
-      rich`Turns: ${String(session.turnCount)} · last outcome: ${session.lastOutcome ?? "none"}${session.lastError ? rich` · last error: ${untrusted(truncate(session.lastError, 300))}` : ""}`,
+      rich`Turns: ${String(session.turnCount)} · last outcome: ${session.lastOutcome ?? "none"}${session.lastError ? rich` · last error: ${untrusted(oneLine(session.lastError, 300))}` : ""}`,
       [
         `Tokens: ${usage.inputTokens} in, ${usage.outputTokens} out, ${usage.cacheReadTokens} cache read, ${usage.cacheWriteTokens} cache write`,
       ],
@@ -244,7 +244,7 @@ function askLine(ask: Ask, now: number): RichText {
   const answer = ask.answer ? rich` → ${untrusted(describeAnswer(ask.spec, ask.answer.value, ask.answer.other))}` : [];
   const who = ask.answeredBy ? rich` by ${mention(ask.answeredBy)}` : [];
   const left = ask.status === "pending" ? ` (${describeDuration(ask.deadline - now)} left)` : "";
-  return rich`• ${code(ask.id)} ${ask.spec.type} “${untrusted(truncate(ask.spec.question, 80))}”: ${ask.status}${answer}${who}${left}`;
+  return rich`• ${code(ask.id)} ${ask.spec.type} “${untrusted(oneLine(ask.spec.question, 80))}”: ${ask.status}${answer}${who}${left}`;
 }
 
 function toAnswerInput(ask: Ask, value: string): AnswerInput | { error: string } {

@@ -1,6 +1,7 @@
 import { API_OWNER_PREFIX } from "../api/api-tokens.js";
 import { code, mention, place, type RichText, rich, untrusted } from "../ports/rich-text.js";
 import type { Ask, Session } from "../ports/session-store.js";
+import { truncate } from "../ports/truncate.js";
 
 export function describeDuration(milliseconds: number): string {
   const seconds = Math.max(0, Math.round(milliseconds / 1000));
@@ -15,10 +16,9 @@ export function statusWord(session: Session): string {
   return session.status === "waiting" ? "pending" : session.status;
 }
 
-/** One line, at most `max` characters, ending in … when cut. */
-export function truncate(text: string, max: number): string {
-  const oneLine = text.replace(/\s+/g, " ").trim();
-  return oneLine.length > max ? `${oneLine.slice(0, max - 1)}…` : oneLine;
+/** Text on one line (runs of white space become one space), at most `max` characters, ending in … when cut. */
+export function oneLine(text: string, max: number): string {
+  return truncate(text.replace(/\s+/g, " ").trim(), max);
 }
 
 export function sessionRow(session: Session, ask: Ask | undefined, now: number): RichText {
@@ -28,5 +28,5 @@ export function sessionRow(session: Session, ask: Ask | undefined, now: number):
     : rich`${mention(session.ownerId)}`;
   const row = rich`• ${code(session.id)} · ${place(session.conversation)} · ${owner} · ${statusWord(session)} · ${describeDuration(now - session.createdAt)} old`;
   if (!ask) return row;
-  return rich`${row} · asks “${untrusted(truncate(ask.spec.question, 80))}” (${code(ask.id)}, ${describeDuration(ask.deadline - now)} left)`;
+  return rich`${row} · asks “${untrusted(oneLine(ask.spec.question, 80))}” (${code(ask.id)}, ${describeDuration(ask.deadline - now)} left)`;
 }

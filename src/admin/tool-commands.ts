@@ -3,13 +3,13 @@ import { bold, code, joinRich, type RichText, rich, untrusted } from "../ports/r
 import type { ToolCatalog } from "../tools/tool-catalog.js";
 import { matchesPattern, type PolicyRule } from "../tools/tool-policy.js";
 import { TOOL_POLICY_SETTING, type ToolRules } from "../tools/tool-rules.js";
-import { truncate } from "./format.js";
+import { oneLine } from "./format.js";
 import { USAGE } from "./parse-command.js";
 
 /** `/parley tools`: each MCP server and its state, each tool with its policy and where the policy comes from. */
 export function listTools(catalog: ToolCatalog): RichText {
   const servers = catalog.servers().map((server) => {
-    const detail = server.detail ? rich` · ${untrusted(truncate(server.detail, 200))}` : [];
+    const detail = server.detail ? rich` · ${untrusted(oneLine(server.detail, 200))}` : [];
     return rich`• ${code(server.name)}: ${server.state} · ${String(server.toolCount)} tools${detail}`;
   });
   const tools = catalog
