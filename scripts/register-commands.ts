@@ -6,7 +6,10 @@ import { ConfigError } from "../src/ports/errors.js";
 loadEnvFileIfPresent();
 let environment: ReturnType<typeof read>;
 function read() {
-  return loadConfigPart(process.env, ["DISCORD_TOKEN", "DISCORD_APPLICATION_ID", "DISCORD_API_URL", "DISCORD_GUILD_ID"]);
+  return loadConfigPart(process.env, ["DISCORD_TOKEN", "DISCORD_APPLICATION_ID", "DISCORD_API_URL", "DISCORD_GUILD_ID"], {
+    keys: ["DISCORD_TOKEN", "DISCORD_APPLICATION_ID"],
+    purpose: "to register /parley",
+  });
 }
 try {
   environment = read();
@@ -15,10 +18,6 @@ try {
   process.exit(1);
 }
 const { DISCORD_TOKEN, DISCORD_APPLICATION_ID, DISCORD_API_URL, DISCORD_GUILD_ID } = environment;
-if (!DISCORD_TOKEN || !DISCORD_APPLICATION_ID) {
-  console.error("invalid configuration:\n  DISCORD_TOKEN and DISCORD_APPLICATION_ID: are required to register /parley");
-  process.exit(1);
-}
 // Imported after the check so a missing variable is reported without loading discord.js.
 const { registerParleyCommand } = await import("../adapters/discord/register-commands.js");
 const where = await registerParleyCommand({

@@ -116,15 +116,34 @@ export function loadConfig(environment: Record<string, string | undefined>): Con
   throw new ConfigError(describeProblems(problems));
 }
 
-/** Parses only the named variables with the same rules (for scripts such as register-commands). */
-export function loadConfigPart<Key extends keyof typeof configShape>(
+/** Variables a script cannot run without, and what it needs them for ("to register /parley"), as the error says. */
+export interface RequiredVariables<Key> {
+  keys: readonly Key[];
+  purpose: string;
+}
+
+/** The variables a script picked, the required ones known to be set. */
+export type ConfigPart<Key extends keyof Config, Required extends Key> = Pick<Config, Key> & {
+  [Name in Required]: NonNullable<Config[Name]>;
+};
+
+/**
+ * Parses only the named variables with the same rules (for scripts such as register-commands). The required ones
+ * are checked in the same pass, so a missing variable and a bad one are reported together.
+ */
+export function loadConfigPart<Key extends keyof typeof configShape, Required extends Key = never>(
   environment: Record<string, string | undefined>,
   keys: readonly Key[],
-): Pick<Config, Key> {
+  required: RequiredVariables<Required> = { keys: [], purpose: "" },
+): ConfigPart<Key, Required> {
   const shape = Object.fromEntries(keys.map((key) => [key, configShape[key]]));
   const parsed = z.object(shape).safeParse(environment);
-  if (parsed.success) return parsed.data as unknown as Pick<Config, Key>;
-  throw new ConfigError(describeProblems(issueLines(parsed.error.issues)));
+  const problems = [
+    ...(parsed.success ? [] : issueLines(parsed.error.issues)),
+    ...required.keys.filter((key) => !environment[key]?.trim()).map((key) => `${key}: is required ${required.purpose}`),
+  ];
+  if (parsed.success && problems.length === 0) return parsed.data as unknown as ConfigPart<Key, Required>;
+  throw new ConfigError(describeProblems(problems));
 }
 
 /** One problem fits on one line; several are listed one a line. */
