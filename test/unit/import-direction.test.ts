@@ -4,9 +4,12 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 
+/** TypeScript and the plain ES modules run as they are (the ack front's worker thread is an `.mjs`). */
+const SOURCE = /\.(?:[cm]?ts|[cm]?js)$/;
+
 function sourceFiles(directory: string): string[] {
   return readdirSync(join(ROOT, directory), { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith(".ts"))
+    .filter((entry) => entry.isFile() && SOURCE.test(entry.name))
     .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)));
 }
 
@@ -64,6 +67,8 @@ describe("import direction", () => {
 
   it("the checks themselves see imports and markup (they would catch a leak)", () => {
     expect(imports("src/main.ts")).toContain("../db/open-storage.js");
+    expect(sourceFiles("adapters")).toContain(join("adapters", "slack", "ack-front.mjs"));
+    expect(imports("adapters/slack/ack-front.mjs")).toContain("node:worker_threads");
     expect(imports("adapters/slack/slack-adapter.ts").some((specifier) => specifier.includes("src/ports/"))).toBe(true);
     expect(/<[@#!]/.test(readFileSync(join(ROOT, "adapters", "slack", "slack-dialect.ts"), "utf8"))).toBe(true);
   });
