@@ -1,7 +1,7 @@
 import type { types } from "@slack/bolt";
 import type { AskSpec } from "../../src/ask/spec.js";
 import type { CardView } from "../../src/ports/platform-adapter.js";
-import { markdownToMrkdwn } from "./markdown-to-mrkdwn.js";
+import { inertMarkdown, splitMrkdwn } from "./model-message.js";
 import { renderControls } from "./render-controls.js";
 import { SLACK_LIMITS } from "./slack-limits.js";
 import { blockTextLength, escapeMrkdwn, escapeUntrusted, mrkdwnText, plainText, splitText, textLength, truncate } from "./slack-text.js";
@@ -13,19 +13,35 @@ export interface SlackMessage {
   blocks: Block[];
 }
 
-/** Question sections never take more than this many blocks, so a card stays far below the block limit. */
-const MAX_QUESTION_SECTIONS = 4;
+/** A modal's question never takes more than this many sections, so the modal stays far below its block limit. */
+const MAX_MODAL_QUESTION_SECTIONS = 4;
 const NOTIFICATION_CHARS = 150;
+const NO_NAMES: ReadonlyMap<string, string> = new Map();
+const SHORTENED = "\n\n_(shortened)_";
 
 /**
- * The question as mrkdwn sections of at most 3,000 characters each, cut to `budget` characters in all.
- * The model wrote it, so every `<…>` is escaped: a `<!channel>` or `<@U…>` in a question pings nobody.
+ * The question on a message: one `markdown` block, so the model's Markdown (tables, links with parentheses,
+ * `***x***`) renders as it wrote it, cut to `budget` characters within the block's 12,000. Mentions in it ping
+ * nobody (`inertMarkdown`). Slack allows this block in messages only: a modal uses `modalQuestionBlocks`.
  */
 export function questionBlocks(question: string, budget: number): Block[] {
-  const converted = markdownToMrkdwn(question, escapeUntrusted);
-  const shortened = textLength(converted) > budget ? `${truncate(converted, budget - 14)} _(shortened)_` : converted;
+  const markdown = inertMarkdown(question, NO_NAMES);
+  const limit = Math.min(budget, SLACK_LIMITS.markdownBlockChars);
+  // The cut closes a code fence it lands in, so the note after it does not read as code.
+  const shortened =
+    textLength(markdown) > limit ? `${splitMrkdwn(markdown, limit - textLength(SHORTENED))[0] ?? ""}${SHORTENED}` : markdown;
+  return [{ type: "markdown", text: shortened.trim() === "" ? "-" : shortened }];
+}
+
+/**
+ * The question in a modal, where Slack has no `markdown` block: mrkdwn sections of at most 3,000 characters,
+ * escaped whole so the text shows as typed and a `<!channel>` or `<@U…>` in it pings nobody.
+ */
+export function modalQuestionBlocks(question: string, budget: number): Block[] {
+  const escaped = escapeUntrusted(question.replace(/\r\n/g, "\n"));
+  const shortened = textLength(escaped) > budget ? `${truncate(escaped, budget - 14)} _(shortened)_` : escaped;
   return splitText(shortened, SLACK_LIMITS.sectionTextChars)
-    .slice(0, MAX_QUESTION_SECTIONS)
+    .slice(0, MAX_MODAL_QUESTION_SECTIONS)
     .map((piece) => ({ type: "section", text: mrkdwnText(piece, SLACK_LIMITS.sectionTextChars) }));
 }
 
@@ -60,6 +76,6 @@ export function renderCard(card: CardView): SlackMessage {
     { type: "context", elements: [mrkdwnText(`👤 ${answerersText(card)} · ⏰ Expires ${deadlineText(card.deadline)}`)] },
   ];
   const used = blockTextLength([...header, ...controls, ...footer]);
-  const budget = Math.min(SLACK_LIMITS.sectionTextChars * MAX_QUESTION_SECTIONS, SLACK_LIMITS.messageBlockTextChars - used);
+  const budget = SLACK_LIMITS.messageBlockTextChars - used;
   return { text: notificationText(spec), blocks: [...header, ...questionBlocks(spec.question, budget), ...controls, ...footer] };
 }

@@ -1,7 +1,7 @@
 import type { types } from "@slack/bolt";
 import { DENY_LABEL, DENY_REASON_FIELD } from "../../src/ask/approval.js";
 import type { AskField, AskSpec } from "../../src/ask/spec.js";
-import { questionBlocks } from "./render-card.js";
+import { modalQuestionBlocks } from "./render-card.js";
 import { SLACK_LIMITS } from "./slack-limits.js";
 import { escapeUntrusted, mrkdwnText, plainText, truncate } from "./slack-text.js";
 
@@ -91,7 +91,7 @@ export function renderAnswerModal(askId: string, spec: AskSpec): types.ModalView
     title: plainText(spec.title ?? (spec.type === "form" ? "Fill in" : "Answer"), SLACK_LIMITS.modalTitleChars),
     submit: plainText("Submit", SLACK_LIMITS.modalButtonChars),
     close: plainText("Close", SLACK_LIMITS.modalButtonChars),
-    blocks: [...questionBlocks(spec.question, MODAL_QUESTION_CHARS), ...warning, ...fields],
+    blocks: [...modalQuestionBlocks(spec.question, MODAL_QUESTION_CHARS), ...warning, ...fields],
   };
 }
 

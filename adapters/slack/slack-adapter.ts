@@ -14,8 +14,7 @@ import { cardMetadata, findCardTs, findReplyTs, replyMetadata } from "./card-met
 import { readCardRef, type SlackCardRef, writeCardRef } from "./card-ref.js";
 import { EventAckGate, holdSocketAcks } from "./event-ack-gate.js";
 import { httpReceiver, SLACK_EVENTS_PATH } from "./http-receiver.js";
-import { splitMrkdwn } from "./markdown-to-mrkdwn.js";
-import { mentionedUserIds, modelMessages } from "./model-message.js";
+import { mentionedUserIds, modelMessages, splitMrkdwn } from "./model-message.js";
 import { placeSlackAsk } from "./place-ask.js";
 import { mentionsRefusedToken, refusedToken } from "./refused-token.js";
 import { renderCard } from "./render-card.js";

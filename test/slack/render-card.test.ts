@@ -58,9 +58,38 @@ describe("renderCard", () => {
     const json = JSON.stringify(card.blocks);
     expect(json).toContain(`"${"x".repeat(74)}…"`);
     expect(json).toContain(`"${"T".repeat(149)}…"`);
-    expect(json).toContain("&lt;!channel&gt; A &amp; B");
+    // The question is a markdown block: `&` stays as written, the mention reads as text and pings nobody.
+    expect(json).toContain('{"type":"markdown","text":"@\u2060channel A & B"}');
     expect(json).not.toContain("<!channel>");
+    expect(renderCard(cardOf({ type: "confirm", question: "<!channel> A & B" })).text).toBe("❓ &lt;!channel&gt; A &amp; B");
     expect(checkMessage(card)).toBeUndefined();
+  });
+
+  it("shows the question's Markdown as the model wrote it, in a markdown block, with a plain fallback", () => {
+    const question =
+      "***Really*** ship [v2 (beta)](https://e.example/a_(b))?\n\n| env | ok |\n|---|---|\n| prod | no |\n\n![graph](https://e.example/g.png)";
+    const card = renderCard(cardOf({ type: "confirm", question }));
+    expect(card.blocks.filter((block) => block.type === "markdown")).toEqual([{ type: "markdown", text: question }]);
+    expect(card.blocks.some((block) => block.type === "section")).toBe(false);
+    expect(card.text).toContain("***Really*** ship [v2 (beta)]");
+    const settled = renderSettledCard(cardOf({ type: "confirm", question }), { status: "answered", answerText: "Yes", by: "U1" });
+    expect(settled.blocks).toContainEqual({ type: "markdown", text: question });
+  });
+
+  it("keeps a long question whole on the card and cuts it on the settled card, closing a code fence the cut lands in", () => {
+    const listing = Array.from({ length: 280 }, (_, index) => `line ${index} of the listing`).join("\n");
+    const view = cardOf({ type: "confirm", question: `Deploy this?\n\n\`\`\`\n${listing}\n\`\`\`` });
+    const whole = renderCard(view);
+    expect(whole.blocks).toContainEqual({ type: "markdown", text: view.spec.question });
+    expect(checkMessage(whole)).toBeUndefined();
+    const settled = renderSettledCard(view, { status: "answered", answerText: "Yes", by: "U1" });
+    const [block, ...others] = settled.blocks.filter((entry) => entry.type === "markdown") as Array<{ text: string }>;
+    expect(others).toEqual([]);
+    expect(block?.text.length).toBeLessThanOrEqual(2900);
+    expect(block?.text).toContain("line 50 of the listing");
+    expect(block?.text).not.toContain("line 279 of the listing");
+    expect((block?.text.match(/```/g) ?? []).length % 2).toBe(0);
+    expect(block?.text.endsWith("```\n\n_(shortened)_")).toBe(true);
   });
 
   it('offers "reply in the thread" only when free text is allowed', () => {
@@ -106,6 +135,16 @@ describe("renderAnswerModal", () => {
     ]);
     expect(JSON.stringify(inputs[1])).toContain(PASSWORD_WARNING);
     expect(inputs.map((block) => ("optional" in block ? block.optional : undefined))).toEqual([false, true, true, true]);
+  });
+
+  it("shows the question as escaped mrkdwn, since Slack has no markdown block in modals", () => {
+    const view = renderAnswerModal("AskId_123", cardOf({ type: "input", question: "**Name** for <!channel> & <@U_BOB>?" }).spec);
+    expect(checkView(view)).toBeUndefined();
+    expect(view.blocks.some((block) => block.type === "markdown")).toBe(false);
+    expect(view.blocks[0]).toEqual({
+      type: "section",
+      text: { type: "mrkdwn", text: "**Name** for &lt;!channel&gt; &amp; &lt;@U_BOB&gt;?" },
+    });
   });
 });
 

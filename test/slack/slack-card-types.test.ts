@@ -188,11 +188,10 @@ describe("every ask type as Block Kit", () => {
     expect(JSON.stringify(harness.slack.calls.map((call) => call.params))).not.toContain("s3cr3t-value");
   });
 
-  it("a question longer than a section is split and shortened within Slack's limits", async () => {
+  it("a question longer than a section goes out whole in one markdown block, within Slack's limits", async () => {
     const question = `${"Please read this carefully. ".repeat(280)}Proceed?`;
     const { card } = await cardFor({ type: "confirm", question });
-    const sections = card.blocks.filter((block) => block.type === "section");
-    expect(sections.length).toBeGreaterThan(1);
+    expect(card.blocks.filter((block) => block.type === "markdown")).toEqual([{ type: "markdown", text: question }]);
     expect(
       harness.slack.calls.every((call) => call.ok || call.error === "ratelimited" || call.method === "assistant.threads.setStatus"),
     ).toBe(true);
