@@ -267,3 +267,17 @@ describe("a platform that refuses the set-up", () => {
     expect(run.code).toBe(1);
   });
 });
+
+describe("LOG_LEVEL written in capitals", () => {
+  it("LOG_LEVEL=INFO starts the bot at info level instead of refusing the configuration", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const run = await startBot({ LOG_LEVEL: "INFO" });
+    expect(run.stderr).not.toContain("invalid configuration");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("Parley is listening.");
+    // Info lines reach the terminal's log file: the level took effect, it was not just tolerated.
+    const log = await readFile(join(directory, "parley.log"), "utf8");
+    expect(log).toContain('"level":30');
+    expect(log).toContain('"msg":"parley-started"');
+  });
+});
