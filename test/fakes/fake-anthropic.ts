@@ -385,7 +385,3 @@ const ERROR_TYPES: Record<number, string> = {
 function errorBody(type: string, message: string) {
   return { type: "error", error: { type, message } };
 }
-
-export async function startFakeAnthropic(): Promise<FakeAnthropic> {
-  return new FakeAnthropic().start();
-}

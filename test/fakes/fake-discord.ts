@@ -3,7 +3,7 @@ import { type FakeUser, messageObject, snowflake } from "./fake-discord-payloads
 import { CHANNEL_TYPES, FakeDiscordRest, type Json } from "./fake-discord-rest.js";
 
 export type { FakeUser } from "./fake-discord-payloads.js";
-export { type EphemeralMessage, FAKE_DISCORD_TOKEN, type RecordedCall } from "./fake-discord-rest.js";
+export { FAKE_DISCORD_TOKEN } from "./fake-discord-rest.js";
 
 /**
  * A fake Discord REST API and gateway on 127.0.0.1 for discord.js: it records every REST call, keeps messages,
