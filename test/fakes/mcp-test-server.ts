@@ -106,10 +106,12 @@ server.registerTool("picture", { description: "Returns a tiny picture." }, async
 server.registerTool(
   "slow",
   {
-    description: "Works for a while, reporting progress every 100 ms unless silent; records whether it finished or was cancelled.",
-    inputSchema: { seconds: z.number(), silent: z.boolean().optional() },
+    description:
+      "Works for a while, reporting progress every 100 ms unless silent (with `message` as the progress text when given); records whether it finished or was cancelled.",
+    // `message` lets a test make the server say anything on the status message, pings included.
+    inputSchema: { seconds: z.number(), silent: z.boolean().optional(), message: z.string().optional() },
   },
-  async ({ seconds, silent }, extra) => {
+  async ({ seconds, silent, message }, extra) => {
     const steps = Math.round(seconds * 10);
     const progressToken = silent ? undefined : extra._meta?.progressToken;
     try {
@@ -118,7 +120,7 @@ server.registerTool(
         if (progressToken !== undefined) {
           await extra.sendNotification({
             method: "notifications/progress",
-            params: { progressToken, progress: step, total: steps, message: `step ${step}` },
+            params: { progressToken, progress: step, total: steps, message: message ?? `step ${step}` },
           });
         }
       }

@@ -1,20 +1,23 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { McpToolProvider } from "../../adapters/mcp/mcp-tool-provider.js";
 import { SILENT_LOGGER } from "../../src/ports/logger.js";
+import { parsePolicyRules } from "../../src/tools/tool-policy.js";
 import { ToolRules } from "../../src/tools/tool-rules.js";
 import { lastToolResults, reply, toolUse } from "../fakes/fake-anthropic.js";
-import { FAKE_BOT_USER_ID } from "../fakes/fake-slack-api.js";
+import { FAKE_BOT_USER_ID, type RecordedSlackCall } from "../fakes/fake-slack-api.js";
 import { scratch, testServer } from "../mcp/mcp-harness.js";
-import { ALICE, BOB, SlackHarness, waitFor } from "./slack-harness.js";
+import { ALICE, actionIdsOf, BOB, SlackHarness, waitFor } from "./slack-harness.js";
 import { blockActions, CHANNEL, messageEvent, nextTs, slashCommand, viewSubmission } from "./slack-payloads.js";
 
 let harness: SlackHarness;
 let provider: McpToolProvider;
 let files: ReturnType<typeof scratch>;
 let eventCounter = 0;
+/** How far the engine's clock runs ahead of the real one; tests move it to expire approvals. */
+let clockOffsetMs = 0;
 
 /** Real Bolt and the real engine, with the test MCP server as `srv` (its destructive tool needs approval). */
-async function open(): Promise<void> {
+async function open(policy = ""): Promise<void> {
   files = scratch();
   provider = new McpToolProvider({
     servers: {
@@ -25,7 +28,15 @@ async function open(): Promise<void> {
     restartBackoff: { initialDelayMs: 60_000, maxDelayMs: 60_000 },
   });
   await provider.start();
-  harness = await new SlackHarness({ toolProvider: provider, toolRules: new ToolRules([], undefined), adminUserIds: ["U_CAROL"] }).start();
+  const rules = parsePolicyRules(policy);
+  if (!rules.ok) throw new Error(rules.error);
+  clockOffsetMs = 0;
+  harness = await new SlackHarness({
+    toolProvider: provider,
+    toolRules: new ToolRules(rules.rules, undefined),
+    adminUserIds: ["U_CAROL"],
+    clock: () => Date.now() + clockOffsetMs,
+  }).start();
 }
 
 afterEach(async () => {
@@ -34,15 +45,30 @@ afterEach(async () => {
   files.remove();
 });
 
-async function mention(text: string): Promise<string> {
+/** Mentions the bot in a new thread; waits for the turn to end unless `untilIdle` is false (a call still running). */
+async function mention(text: string, untilIdle = true): Promise<string> {
   const ts = nextTs();
   const seen = harness.engineCalls.filter((call) => call.method === "handleMessage").length;
   await harness.sender.event(messageEvent("app_mention", { user: ALICE, text: `<@${FAKE_BOT_USER_ID}> ${text}`, ts }), {
     teamId: "T_PARLEY",
     eventId: `EvTool${++eventCounter}`,
   });
-  await harness.settle("handleMessage", seen + 1);
+  if (untilIdle) await harness.settle("handleMessage", seen + 1);
+  else await harness.calls("handleMessage", seen + 1);
   return ts;
+}
+
+/** The thread's status message (the one with a Stop button), once a running step shows it. */
+async function statusMessage(thread: string): Promise<RecordedSlackCall> {
+  const hasStop = (call: RecordedSlackCall) => actionIdsOf(call.params.blocks).some((id) => id.startsWith("stop:"));
+  await waitFor(() => harness.posted(thread).some(hasStop), "the status message with its Stop button", 10_000);
+  return harness.posted(thread).find(hasStop)!;
+}
+
+/** Every text Slack would render for the status message: its posting and each edit of it. */
+function statusTexts(status: RecordedSlackCall): string[] {
+  const calls = [status, ...harness.updatesOf(String(status.result.ts))];
+  return calls.flatMap((call) => [String(call.params.text), JSON.stringify(call.params.blocks)]);
 }
 
 function tap(thread: string, actionId: string, cardTs: string, user = ALICE) {
@@ -115,6 +141,75 @@ describe("approval cards on Slack", () => {
     expect(await run("tools policy srv__delete_* deny")).toContain("now *deny*");
     expect(await run("tools")).toContain("`srv__delete_record` deny (rule srv__delete_*=deny)");
     expect((await harness.store.loadSettings())["tool-policy"]).toBe("srv__delete_*=deny");
+  });
+
+  it("nobody decides in time: the card says it expired, the tool never runs, and the model reads approval timed out", async () => {
+    await open();
+    harness.anthropic.script({ content: [toolUse("srv__delete_record", { id: "r3" })] }, reply("Nobody answered."));
+    const thread = await mention("delete r3");
+    const card = harness.card(thread);
+    clockOffsetMs = 25 * 60 * 60 * 1000;
+    expect(await harness.engine.sweep()).toBe(1);
+    await waitFor(() => harness.anthropic.requests.length === 2, "the model's second request");
+    await harness.engine.idle();
+    expect(files.recorded()).not.toContain("delete_record r3");
+    expect(lastToolResults(harness.anthropic.requests.at(-1))[0]).toMatchObject({ is_error: true, content: "approval timed out" });
+    const settled = harness.updatesOf(card.ts).at(-1)!;
+    expect(JSON.stringify(settled.params.blocks)).toContain("Expired: nobody approved it in time, so it did not run");
+    expect(actionIdsIn(settled.params.blocks)).toEqual([]);
+    // A tap on the expired card runs nothing either.
+    await tap(thread, card.actionIds[0]!, card.ts);
+    await harness.settle("answer", 1);
+    expect(files.recorded()).not.toContain("delete_record r3");
+  });
+
+  it("Stop on the status message during a slow call cancels it on the server and ends the turn", async () => {
+    await open("srv__slow=auto");
+    harness.anthropic.script({ content: [toolUse("srv__slow", { seconds: 20 })] }, reply("never sent"));
+    const thread = await mention("work slowly", false);
+    const status = await statusMessage(thread);
+    await waitFor(() => files.recorded().some((line) => line.startsWith("started")), "the server");
+    const stopId = actionIdsOf(status.params.blocks).find((id) => id.startsWith("stop:"))!;
+    await tap(thread, stopId, String(status.result.ts));
+    expect((await harness.calls("stop", 1))[0]!.result).toBe("stopping");
+    await harness.engine.idle();
+    await waitFor(() => files.recorded().includes("slow cancelled"), "the server to hear the cancellation");
+    expect(files.recorded()).not.toContain("slow finished");
+    expect(harness.anthropic.requests).toHaveLength(1);
+    expect(harness.posted(thread).at(-1)!.params.text).toBe("⏹ Stopped.");
+    expect(actionIdsOf(harness.updatesOf(String(status.result.ts)).at(-1)!.params.blocks)).toEqual([]);
+  });
+
+  it("a server that crashes mid-call: the model gets an error result and the bot keeps serving", async () => {
+    await open("srv__crash=auto");
+    harness.anthropic.script({ content: [toolUse("srv__crash", {})] }, reply("The server fell over."), reply("Still here."));
+    const thread = await mention("crash it");
+    await waitFor(() => harness.anthropic.requests.length === 2, "the model's second request");
+    expect(files.recorded()).toContain("crash");
+    const [result] = lastToolResults(harness.anthropic.requests[1]);
+    expect(result).toMatchObject({ is_error: true });
+    expect(JSON.stringify(result?.content)).toContain("server srv stopped during the call to srv__crash");
+    expect(harness.posted(thread).at(-1)!.params.text).toBe("The server fell over.");
+
+    const next = await mention("are you there?");
+    expect(harness.posted(next).at(-1)!.params.text).toBe("Still here.");
+    expect(harness.anthropic.requests).toHaveLength(3);
+  });
+
+  it("a server's progress text is shown escaped on the status message: its pings ping nobody", async () => {
+    await open("srv__slow=auto");
+    const pings = "<!channel> <!here> @everyone <@U123>";
+    harness.anthropic.script({ content: [toolUse("srv__slow", { seconds: 2.5, message: pings })] }, reply("Done working."));
+    const thread = await mention("work and shout", false);
+    const status = await statusMessage(thread);
+    await waitFor(() => statusTexts(status).some((text) => text.includes("srv__slow")), "the server's progress on the status message");
+    await harness.engine.idle();
+    const shown = statusTexts(status).filter((text) => text.includes("srv__slow"));
+    expect(shown.join("\n")).toContain("&lt;!channel&gt; &lt;!here&gt; @\u200beveryone &lt;@U123&gt;");
+    // Nothing the bot sent to Slack, status or otherwise, carries a raw special mention or user mention.
+    const everything = harness.slack.calls.filter((call) => call.method === "chat.postMessage" || call.method === "chat.update");
+    for (const call of everything) expect(JSON.stringify(call.params)).not.toMatch(/<!(channel|here|everyone)|<@U123>/);
+    expect(files.recorded()).toContain("slow finished");
   });
 });
 
