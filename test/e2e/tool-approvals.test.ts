@@ -1,20 +1,25 @@
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { McpToolProvider } from "../../adapters/mcp/mcp-tool-provider.js";
+import { AdminCommands } from "../../src/admin/admin-commands.js";
 import { SILENT_LOGGER } from "../../src/ports/logger.js";
 import type { ToolResultBlock } from "../../src/ports/model-client.js";
 import { parsePolicyRules } from "../../src/tools/tool-policy.js";
-import { ToolRules } from "../../src/tools/tool-rules.js";
+import { TOOL_POLICY_SETTING, ToolRules } from "../../src/tools/tool-rules.js";
 import { FakeAnthropic, lastToolResults, reply, toolUse } from "../fakes/fake-anthropic.js";
+import { recordedAdminReply } from "../fakes/recording-adapter.js";
 import { scratch, testServer } from "../mcp/mcp-harness.js";
-import { EngineHarness, OWNER, tempDatabasePath } from "../support/harness.js";
+import { CONVERSATION, EngineHarness, OWNER, tempDatabasePath } from "../support/harness.js";
 
 let fake: FakeAnthropic;
 let database: ReturnType<typeof tempDatabasePath>;
 let files: ReturnType<typeof scratch>;
 let provider: McpToolProvider;
 let harness: EngineHarness;
+let toolRules: ToolRules;
 let now: number;
+/** In ADMIN_USER_IDS of the harness's engine. */
+const ADMIN = { id: "U_ADMIN", name: "root" };
 
 /** The real engine with the test MCP server as `srv`, on a SQLite file, against the fake model. */
 async function open(policy = ""): Promise<void> {
@@ -22,12 +27,32 @@ async function open(policy = ""): Promise<void> {
   await provider.start();
   const rules = parsePolicyRules(policy);
   if (!rules.ok) throw new Error(rules.error);
-  harness = new EngineHarness(fake, database.path, {
-    toolProvider: provider,
-    toolRules: new ToolRules(rules.rules, undefined),
+  toolRules = new ToolRules(rules.rules, undefined);
+  harness = new EngineHarness(fake, database.path, { toolProvider: provider, toolRules, clock: () => now });
+}
+
+/** Runs `/parley <text>` as an admin on the harness's engine, as the platforms' slash commands do. */
+async function parley(text: string): Promise<string> {
+  const admin = new AdminCommands({
+    engine: harness.engine,
+    store: harness.store,
+    settings: harness.settings,
+    toolRules,
     clock: () => now,
   });
+  const result = await admin.run({ text, actor: ADMIN, conversation: null });
+  await harness.engine.idle();
+  return recordedAdminReply(result);
 }
+
+const APPROVE = { kind: "option", index: 0 } as const;
+const DENY = { kind: "option", index: 1 } as const;
+const offeredTools = (index: number) => ((fake.requests.at(index)?.body.tools ?? []) as Array<{ name: string }>).map((tool) => tool.name);
+/** Every tool_result a request carries for this tool_use id, wherever it sits in the history. */
+const resultsFor = (toolUseId: string, index = -1) =>
+  (fake.requests.at(index)?.body.messages ?? [])
+    .flatMap((message) => (typeof message.content === "string" ? [] : message.content))
+    .filter((block) => block.type === "tool_result" && block.tool_use_id === toolUseId);
 
 beforeEach(async () => {
   now = Date.UTC(2026, 11, 1, 12);
@@ -243,6 +268,101 @@ describe("tools from an MCP server, with a person's approval of the exact call",
     await harness.engine.idle();
     expect(files.recorded()).not.toContain("slow finished");
     expect(harness.adapter.messages.at(-1)?.text).toBe("⏹ Stopped.");
+  });
+
+  it("Stop while an approval is pending: the card is cancelled, the tool never runs, and the model reads cancelled", async () => {
+    await open();
+    fake.script({ content: [toolUse("srv__delete_record", { id: "s1" }, "toolu_stopped")] });
+    await harness.say("delete s1");
+    const card = harness.lastCard();
+    const session = await harness.store.findSession(CONVERSATION);
+    expect(await harness.engine.stop(session!.id, OWNER)).toBe("stopped");
+    await harness.engine.idle();
+    expect(harness.adapter.settled.find((entry) => entry.card.askId === card.askId)?.settlement.status).toBe("cancelled");
+    expect((await harness.engine.answer(card.askId, OWNER, APPROVE)).kind).toBe("already-ended");
+    await harness.engine.idle();
+    expect(fake.requests).toHaveLength(1);
+
+    fake.script(reply("Nothing was deleted."));
+    await harness.say("what happened?");
+    expect(resultsFor("toolu_stopped")).toEqual([
+      { type: "tool_result", tool_use_id: "toolu_stopped", content: "cancelled", is_error: true },
+    ]);
+    expect(files.recorded()).not.toContain("delete_record s1");
+  });
+
+  it("an admin's /parley cancel on a pending approval: nothing runs and the model reads cancelled", async () => {
+    await open();
+    fake.script({ content: [toolUse("srv__delete_record", { id: "c1" })] }, reply("Left c1 alone."));
+    await harness.say("delete c1");
+    const card = harness.lastCard();
+    expect(await parley(`cancel ${card.askId}`)).toContain("Cancelled ask");
+    expect(resultsOf()[0]).toMatchObject({ is_error: true, content: "cancelled" });
+    expect(harness.adapter.settled.at(-1)?.settlement).toMatchObject({ status: "cancelled", by: ADMIN.id, byAdmin: true });
+    expect(files.recorded()).not.toContain("delete_record c1");
+    expect(harness.adapter.messages.at(-1)?.text).toBe("Left c1 alone.");
+  });
+
+  it("an admin's /parley answer <ask> approve runs the tool once, even answered twice", async () => {
+    await open();
+    fake.script({ content: [toolUse("srv__delete_record", { id: "a1" })] }, reply("Deleted a1."));
+    await harness.say("delete a1");
+    const card = harness.lastCard();
+    expect(await parley(`answer ${card.askId} approve`)).toContain(`Answered ask \`${card.askId}\` on behalf of <@${OWNER.id}>`);
+    expect(await parley(`answer ${card.askId} approve`)).not.toContain("Answered ask");
+    expect(files.recorded().filter((line) => line === "delete_record a1")).toHaveLength(1);
+    expect(textOf(resultsOf()[0])).toBe("deleted a1");
+    expect(harness.adapter.settled.at(-1)?.settlement).toMatchObject({ status: "answered", answerText: "Approved", byAdmin: true });
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it("an approval in one session does not let another session's tool_use with the same id run", async () => {
+    await open();
+    fake.script({ content: [toolUse("srv__delete_record", { id: "x" }, "toolu_shared")] }, reply("Deleted x."));
+    await harness.say("delete x");
+    const first = harness.lastCard();
+    await harness.engine.answer(first.askId, OWNER, APPROVE);
+    await harness.engine.idle();
+    expect(files.recorded().filter((line) => line === "delete_record x")).toHaveLength(1);
+
+    // Another conversation's model answer reuses the id and the arguments of the call approved above.
+    const other = { ...CONVERSATION, thread: "1700000000.000200" };
+    fake.script({ content: [toolUse("srv__delete_record", { id: "x" }, "toolu_shared")] }, reply("Not deleted here."));
+    await harness.say("delete x here too", { conversation: other });
+    const second = harness.lastCard();
+    expect(second.askId).not.toBe(first.askId);
+    expect(second.conversation).toEqual(other);
+    expect(second.spec.type).toBe("approval");
+    expect(fake.requests).toHaveLength(3);
+    expect(files.recorded().filter((line) => line === "delete_record x")).toHaveLength(1);
+
+    await harness.engine.answer(second.askId, OWNER, DENY);
+    await harness.engine.idle();
+    expect(resultsOf()[0]).toMatchObject({
+      tool_use_id: "toolu_shared",
+      is_error: true,
+      content: `denied by test:${OWNER.id}: no reason given`,
+    });
+    expect(files.recorded().filter((line) => line === "delete_record x")).toHaveLength(1);
+  });
+
+  it("a policy set with /parley tools policy is audited and survives a restart", async () => {
+    await open();
+    fake.script(reply("Hello."));
+    await harness.say("hello");
+    expect(offeredTools(0)).toContain("srv__delete_record");
+    expect(await parley("tools policy srv__delete_* deny")).toContain("now *deny*");
+    const audit = harness.store.db
+      .prepare("SELECT actor, action, target, outcome FROM audit WHERE action = 'admin-tools' ORDER BY id DESC LIMIT 1")
+      .get();
+    expect(audit).toEqual({ actor: ADMIN.id, action: "admin-tools", target: "srv__delete_*=deny", outcome: "set" });
+
+    // The new process knows only what it finds stored, as main.ts builds its rules.
+    await harness.restart({ toolRules: (stored) => new ToolRules([], stored[TOOL_POLICY_SETTING]) });
+    fake.script(reply("Hello again."));
+    await harness.say("hello again");
+    expect(offeredTools(-1)).toContain("srv__lookup");
+    expect(offeredTools(-1)).not.toContain("srv__delete_record");
   });
 
   it("an image from a tool reaches the model as an image block", async () => {

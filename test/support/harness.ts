@@ -44,6 +44,8 @@ export class EngineHarness {
       tools?: Tool[];
       toolProvider?: ToolProvider;
       toolRules?: ToolRules;
+      /** The whole system prompt, as main.ts builds it; Parley's own when absent. */
+      systemPrompt?: string;
       logger?: Logger;
       clock?: () => number;
       /** Off unless a test sets it: a model failure then fails the turn at once instead of waiting minutes. */
@@ -73,16 +75,25 @@ export class EngineHarness {
       ...(this.options.tools ? { tools: this.options.tools } : {}),
       ...(this.options.toolProvider ? { toolProvider: this.options.toolProvider } : {}),
       ...(this.options.toolRules ? { toolRules: this.options.toolRules } : {}),
+      ...(this.options.systemPrompt !== undefined ? { systemPrompt: this.options.systemPrompt } : {}),
       ...(this.options.clock ? { clock: this.options.clock } : {}),
       modelRetry: this.options.modelRetry ?? { maxWaitMs: 0 },
       adminUserIds: ["U_ADMIN"],
     });
   }
 
-  /** Simulates a restart: the old engine is dropped, a new one opens the same file. */
-  async restart(): Promise<void> {
+  /**
+   * Simulates a restart: the old engine is dropped, a new one opens the same file. `toolRules` are the new process's
+   * rules, built from what it finds stored, as main.ts builds them; the old ones are kept when absent.
+   */
+  async restart(next: { toolRules?: (stored: Record<string, string>) => ToolRules } = {}): Promise<void> {
     await this.engine.idle();
     await this.store.close();
+    if (next.toolRules) {
+      const reader = new SqliteSessionStore(this.databasePath);
+      this.options.toolRules = next.toolRules(await reader.loadSettings());
+      await reader.close();
+    }
     this.open();
     await this.engine.recover();
     await this.engine.idle();
