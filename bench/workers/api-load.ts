@@ -1,15 +1,15 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import Database from "better-sqlite3";
+import { freePort } from "../../test/chaos/bot-process.js";
 import { FakeAnthropic } from "../../test/fakes/fake-anthropic.js";
 import { FAKE_BOT_TOKEN, FakeSlackApi, type RecordedSlackCall } from "../../test/fakes/fake-slack-api.js";
 import { FAKE_SIGNING_SECRET, SlackRequestSender } from "../../test/fakes/fake-slack-signer.js";
 import { ALICE, actionIdsOf } from "../../test/slack/slack-harness.js";
-import { blockActions, CHANNEL } from "../../test/slack/slack-payloads.js";
+import { CHANNEL, cardTap } from "../../test/slack/slack-payloads.js";
 import { percentile } from "../workload.js";
 
 // API load: N asks created through POST /v1/asks, each answered by a signed block_actions tap on its card.
@@ -38,7 +38,7 @@ const DEADLINE_MS = 180_000;
 interface Card {
   ts: string;
   thread: string;
-  yes: string;
+  blocks: unknown;
 }
 
 interface Tracked {
@@ -51,14 +51,6 @@ interface Tracked {
   tapAckMs?: number;
   tapStatus?: number;
   answeredAt?: number;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function waitFor(condition: () => boolean, what: string, timeoutMs = DEADLINE_MS): Promise<void> {
@@ -136,7 +128,7 @@ function observe(call: RecordedSlackCall, now: number): void {
     cardAt.set(askId, now);
     const ts = String(call.result.ts);
     askOfCardTs.set(ts, askId);
-    cards.set(askId, { ts, thread: String(call.params.thread_ts), yes: actionIds.find((id) => id.endsWith(":opt:0")) ?? "" });
+    cards.set(askId, { ts, thread: String(call.params.thread_ts), blocks: call.params.blocks });
     setImmediate(() => maybeTap(askId));
   } else if (call.method === "chat.update") {
     const askId = askOfCardTs.get(String(call.params.ts));
@@ -158,16 +150,10 @@ function maybeTap(askId: string): void {
 }
 
 async function tap(ask: Tracked, card: Card): Promise<void> {
-  const payload = blockActions({
-    user: ALICE,
-    actionId: card.yes,
-    channel: CHANNEL,
-    cardTs: card.ts,
-    threadTs: card.thread,
-    responseUrl: `${slack.url}/respond/${ask.id}`,
-  });
-  ask.tapAt = performance.now();
   try {
+    // Built before the clock starts: the tap's time is the request's alone.
+    const payload = cardTap({ card, thread: card.thread, user: ALICE, button: "Yes", responseUrl: `${slack.url}/respond/${ask.id}` });
+    ask.tapAt = performance.now();
     const response = await sender.interaction(payload);
     await response.arrayBuffer();
     ask.tapAckMs = performance.now() - ask.tapAt;

@@ -2,7 +2,7 @@ import { componentWith, ALICE as DISCORD_ALICE, DiscordHarness } from "../../tes
 import { ask, reply } from "../../test/fakes/fake-anthropic.js";
 import { FAKE_BOT_USER_ID } from "../../test/fakes/fake-slack-api.js";
 import { ALICE, SlackHarness, waitFor } from "../../test/slack/slack-harness.js";
-import { blockActions, CHANNEL, messageEvent, nextTs } from "../../test/slack/slack-payloads.js";
+import { CHANNEL, messageEvent, nextTs, tapCard } from "../../test/slack/slack-payloads.js";
 
 // What an answered ask costs in platform calls: the real engine and adapters (Bolt, discord.js) against the test
 // fakes. Each session asks QUESTIONS questions, each answered by a tap, then answers; every call made from the first
@@ -31,16 +31,7 @@ async function slack(): Promise<{ calls: number; byKind: Record<string, number> 
       const before = harness.slack.calls.length;
       for (let answered = 1; answered <= QUESTIONS; answered++) {
         const card = harness.card(ts);
-        await harness.sender.interaction(
-          blockActions({
-            user: ALICE,
-            actionId: card.actionIds[1]!,
-            channel: CHANNEL,
-            cardTs: card.ts,
-            threadTs: ts,
-            responseUrl: harness.responseUrl,
-          }),
-        );
+        await tapCard(harness.sender, { card, thread: ts, user: ALICE, button: 1, responseUrl: harness.responseUrl });
         await waitFor(
           () =>
             answered < QUESTIONS

@@ -9,7 +9,7 @@ import { FakeAnthropic } from "../fakes/fake-anthropic.js";
 import { FAKE_BOT_TOKEN, FakeSlackApi } from "../fakes/fake-slack-api.js";
 import { FAKE_SIGNING_SECRET, SlackRequestSender } from "../fakes/fake-slack-signer.js";
 import { ALICE, waitFor } from "../slack/slack-harness.js";
-import { blockActions, CHANNEL } from "../slack/slack-payloads.js";
+import { CHANNEL, tapCard } from "../slack/slack-payloads.js";
 import { type Loopback, listenLoopback } from "../support/loopback.js";
 import { ApiClient, CI_SECRET } from "./api-client.js";
 
@@ -113,15 +113,10 @@ describe("API asks across restarts of Parley and of the callback receiver", () =
     });
     expect(created.status).toBe(201);
     const id = String(created.body.id);
-    let card: { ts: string; thread: string; actionId: string } | undefined;
+    let card: { ts: string; thread: string; blocks: unknown } | undefined;
     await waitFor(() => {
       const call = slack.callsOf("chat.postMessage").find((entry) => JSON.stringify(entry.params.blocks ?? "").includes(`ask:${id}:`));
-      const blocks = (call?.params.blocks ?? []) as Array<{
-        type: string;
-        elements?: Array<{ text: { text: string }; action_id: string }>;
-      }>;
-      const yes = blocks.find((block) => block.type === "actions")?.elements?.find((element) => element.text.text === "Yes");
-      if (call && yes) card = { ts: String(call.result.ts), thread: String(call.params.thread_ts), actionId: yes.action_id };
+      if (call) card = { ts: String(call.result.ts), thread: String(call.params.thread_ts), blocks: call.params.blocks };
       return card !== undefined;
     }, "the card");
 
@@ -134,16 +129,7 @@ describe("API asks across restarts of Parley and of the callback receiver", () =
 
     const poll = api.get(id, 30);
     const sender = new SlackRequestSender(`http://127.0.0.1:${port}`);
-    await sender.interaction(
-      blockActions({
-        user: ALICE,
-        actionId: card!.actionId,
-        channel: CHANNEL,
-        cardTs: card!.ts,
-        threadTs: card!.thread,
-        responseUrl: `${slack.url}/respond/x`,
-      }),
-    );
+    await tapCard(sender, { card: card!, thread: card!.thread, user: ALICE, button: "Yes", responseUrl: `${slack.url}/respond/x` });
     const answered = await poll;
     expect(answered.body).toMatchObject({ id, status: "answered", result: { ok: true, value: true }, answered_by: `slack:${ALICE}` });
 

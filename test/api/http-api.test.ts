@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ALICE, BOB, CAROL_ADMIN, type PostedCard, SlackHarness, waitFor } from "../slack/slack-harness.js";
-import { blockActions, CHANNEL, messageEvent, slashCommand } from "../slack/slack-payloads.js";
+import { CHANNEL, messageEvent, slashCommand, tapCard } from "../slack/slack-payloads.js";
 import { API_TOKENS, ApiClient, OTHER_SECRET } from "./api-client.js";
 
 let harness: SlackHarness;
@@ -28,20 +28,9 @@ async function cardOf(askId: string): Promise<{ thread: string; card: PostedCard
   return found!;
 }
 
+/** `user` taps the card's button `label`; the tap is acknowledged. */
 async function tap(card: PostedCard, thread: string, user: string, label: string): Promise<void> {
-  const buttons = card.blocks.find((block) => block.type === "actions")!.elements as Array<{ text: { text: string }; action_id: string }>;
-  const button = buttons.find((candidate) => candidate.text.text === label);
-  if (!button) throw new Error(`no button ${label}`);
-  const response = await harness.sender.interaction(
-    blockActions({
-      user,
-      actionId: button.action_id,
-      channel: CHANNEL,
-      cardTs: card.ts,
-      threadTs: thread,
-      responseUrl: harness.responseUrl,
-    }),
-  );
+  const response = await tapCard(harness.sender, { card, thread, user, button: label, responseUrl: harness.responseUrl });
   expect(response.status).toBe(200);
 }
 

@@ -2,7 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ALICE, type PostedCard, SlackHarness, waitFor } from "../slack/slack-harness.js";
-import { blockActions, CHANNEL } from "../slack/slack-payloads.js";
+import { CHANNEL, tapCard } from "../slack/slack-payloads.js";
 import { API_TOKENS, CI_SECRET } from "./api-client.js";
 
 let harness: SlackHarness;
@@ -47,18 +47,7 @@ async function newestCard(): Promise<{ thread: string; card: PostedCard }> {
 
 async function tapYes(): Promise<void> {
   const { thread, card } = await newestCard();
-  const buttons = card.blocks.find((block) => block.type === "actions")!.elements as Array<{ text: { text: string }; action_id: string }>;
-  const yes = buttons.find((button) => button.text.text === "Yes")!;
-  await harness.sender.interaction(
-    blockActions({
-      user: ALICE,
-      actionId: yes.action_id,
-      channel: CHANNEL,
-      cardTs: card.ts,
-      threadTs: thread,
-      responseUrl: harness.responseUrl,
-    }),
-  );
+  await tapCard(harness.sender, { card, thread, user: ALICE, button: "Yes", responseUrl: harness.responseUrl });
 }
 
 const confirm = { channel: `slack:${CHANNEL}`, type: "confirm", question: "Merge PR #42?" };

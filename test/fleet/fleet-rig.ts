@@ -9,7 +9,7 @@ import { FakeAnthropic, type RecordedRequest } from "../fakes/fake-anthropic.js"
 import { FAKE_BOT_TOKEN, FAKE_BOT_USER_ID, FAKE_TEAM_ID, FakeSlackApi, type RecordedSlackCall } from "../fakes/fake-slack-api.js";
 import { FAKE_SIGNING_SECRET, SlackRequestSender } from "../fakes/fake-slack-signer.js";
 import { actionIdsOf } from "../slack/slack-harness.js";
-import { blockActions, messageEvent } from "../slack/slack-payloads.js";
+import { messageEvent, tapCard } from "../slack/slack-payloads.js";
 import { RoundRobinProxy } from "./round-robin-proxy.js";
 
 export const DATABASE_URL = process.env.PARLEY_TEST_DATABASE_URL ?? "postgres://root@127.0.0.1:5432/test";
@@ -34,8 +34,8 @@ export interface SeenCard {
   ts: string;
   thread: string;
   actionIds: string[];
-  /** Action id by button label ("Yes", "No", "Cancel"). */
-  buttons: Map<string, string>;
+  /** The blocks as posted, which hold its buttons ("Yes", "No", "Cancel"). */
+  blocks: unknown;
 }
 
 let threadCounter = 0;
@@ -186,18 +186,8 @@ export class Fleet {
 
   /** A tap on a card's button, by `user`; the proxy routes it (call `proxy.sendNextTo` first to aim it). */
   tap(card: SeenCard, label: string, user = ALICE): Promise<Response> {
-    const actionId = card.buttons.get(label);
-    if (!actionId) throw new Error(`card ${card.askId} has no button ${label}: ${[...card.buttons.keys()].join(", ")}`);
-    return this.sender.interaction(
-      blockActions({
-        user,
-        actionId,
-        channel: FLEET_CHANNEL,
-        cardTs: card.ts,
-        threadTs: card.thread,
-        responseUrl: `${this.slack.url}/respond/${card.askId}-${user}`,
-      }),
-    );
+    const responseUrl = `${this.slack.url}/respond/${card.askId}-${user}`;
+    return tapCard(this.sender, { card, thread: card.thread, user, button: label, channel: FLEET_CHANNEL, responseUrl });
   }
 
   /** Every card posted (a chat.postMessage carrying an ask's controls). */
@@ -208,16 +198,7 @@ export class Fleet {
         const ids = actionIdsOf(call.params.blocks).filter((id) => id.startsWith("ask:"));
         const askId = ids[0]?.split(":")[1];
         if (!askId) return [];
-        const buttons = new Map<string, string>();
-        for (const block of call.params.blocks as Array<{
-          type: string;
-          elements?: Array<{ action_id?: string; text?: { text?: string } }>;
-        }>) {
-          if (block.type !== "actions") continue;
-          for (const element of block.elements ?? [])
-            if (element.text?.text && element.action_id) buttons.set(element.text.text, element.action_id);
-        }
-        return [{ askId, ts: String(call.result.ts), thread: String(call.params.thread_ts), actionIds: ids, buttons }];
+        return [{ askId, ts: String(call.result.ts), thread: String(call.params.thread_ts), actionIds: ids, blocks: call.params.blocks }];
       });
   }
 

@@ -4,7 +4,7 @@ import { FAKE_APP_TOKEN, FAKE_BOT_TOKEN, FAKE_BOT_USER_ID } from "../fakes/fake-
 import { FAKE_SIGNING_SECRET } from "../fakes/fake-slack-signer.js";
 import { databaseBytes, LogCapture } from "../support/capture.js";
 import { ALICE, SlackHarness, waitFor } from "./slack-harness.js";
-import { blockActions, CHANNEL, messageEvent, nextTs, viewSubmission } from "./slack-payloads.js";
+import { messageEvent, nextTs, tapCard, viewSubmission } from "./slack-payloads.js";
 
 const PASSWORD = "hunter2-Quartz-Zebra-7781";
 const TOKENS = [FAKE_BOT_TOKEN, FAKE_APP_TOKEN, FAKE_SIGNING_SECRET];
@@ -43,16 +43,7 @@ describe("secrets on Slack", () => {
     });
     await harness.settle("handleMessage", 1);
     const card = harness.card(thread);
-    await harness.sender.interaction(
-      blockActions({
-        user: ALICE,
-        actionId: card.actionIds[0]!,
-        channel: CHANNEL,
-        cardTs: card.ts,
-        threadTs: thread,
-        responseUrl: harness.responseUrl,
-      }),
-    );
+    await tapCard(harness.sender, { card, thread, user: ALICE, button: 0, responseUrl: harness.responseUrl });
     await waitFor(() => harness.slack.callsOf("views.open").length === 1, "the form modal");
     const view = harness.slack.callsOf("views.open")[0]!.params.view as Record<string, unknown>;
     // A refused request and malformed ones go through the logging paths too.

@@ -1,4 +1,5 @@
 import { FAKE_TEAM_ID } from "../fakes/fake-slack-api.js";
+import type { SlackRequestSender } from "../fakes/fake-slack-signer.js";
 
 /** Payloads in the shapes Slack documents, with made-up ids. */
 
@@ -92,6 +93,62 @@ export function blockActions(shape: ActionShape): Record<string, unknown> {
     response_url: shape.responseUrl,
     actions: [action],
   };
+}
+
+/** One control of a card's `actions` blocks: its label (buttons have one) and its action id. */
+export interface CardControl {
+  label: string | undefined;
+  actionId: string;
+}
+
+/** The controls of a card's `actions` blocks, in the order Slack shows them. */
+export function cardControls(blocks: unknown): CardControl[] {
+  if (!Array.isArray(blocks)) return [];
+  return blocks.flatMap((block: { type?: string; elements?: Array<{ action_id?: string; text?: { text?: string } }> }) =>
+    block.type === "actions"
+      ? (block.elements ?? []).map((element) => ({ label: element.text?.text, actionId: element.action_id ?? "" }))
+      : [],
+  );
+}
+
+/** A tap on one button of a posted card, as `cardTap` and `tapCard` take it. */
+export interface CardTapShape {
+  /** The card's message ts and its blocks as posted (a `PostedCard` fits). */
+  card: { ts: string; blocks: unknown };
+  /** The thread the card was posted in. */
+  thread: string;
+  /** The button: its label ("Yes"), or its place among the card's controls (0 is the first). */
+  button: string | number;
+  user: string;
+  responseUrl: string;
+  /** The card's channel; `CHANNEL` unless given. */
+  channel?: string;
+}
+
+/** The `block_actions` payload of a tap on a card's button; throws when the card has no such button. */
+export function cardTap(tap: CardTapShape): Record<string, unknown> {
+  const controls = cardControls(tap.card.blocks);
+  const control = typeof tap.button === "number" ? controls[tap.button] : controls.find((candidate) => candidate.label === tap.button);
+  if (!control) {
+    const labels = controls.map((candidate) => candidate.label ?? candidate.actionId).join(", ");
+    throw new Error(`the card ${tap.card.ts} has no button ${JSON.stringify(tap.button)} (it has: ${labels})`);
+  }
+  return blockActions({
+    user: tap.user,
+    actionId: control.actionId,
+    channel: tap.channel ?? CHANNEL,
+    cardTs: tap.card.ts,
+    threadTs: tap.thread,
+    responseUrl: tap.responseUrl,
+  });
+}
+
+/**
+ * Taps a card's button as Slack would over HTTP: finds the button, builds the `block_actions` payload, signs it and
+ * posts it to the bot. Resolves to the bot's response (its ack); rejects when the card has no such button.
+ */
+export async function tapCard(sender: SlackRequestSender, tap: CardTapShape): Promise<Response> {
+  return sender.interaction(cardTap(tap));
 }
 
 /** A `view_submission` for a modal the bot opened, with what the person typed, keyed by block id. */

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ask, lastToolResults, reply, text } from "../fakes/fake-anthropic.js";
 import { FAKE_BOT_USER_ID } from "../fakes/fake-slack-api.js";
 import { ALICE, BOB, SlackHarness, waitFor } from "./slack-harness.js";
-import { blockActions, CHANNEL, DM_CHANNEL, messageEvent, nextTs } from "./slack-payloads.js";
+import { CHANNEL, DM_CHANNEL, messageEvent, nextTs, tapCard } from "./slack-payloads.js";
 
 let harness: SlackHarness;
 
@@ -49,16 +49,7 @@ describe("Slack round trip through real Bolt", () => {
     expect(JSON.stringify(card.blocks)).toContain(`Only <@${ALICE}> or an admin can answer`);
     expect(JSON.stringify(card.blocks)).toContain("Expires <!date^");
 
-    await harness.sender.interaction(
-      blockActions({
-        user: ALICE,
-        actionId: buttons[1]!.action_id,
-        channel: CHANNEL,
-        cardTs: card.ts,
-        threadTs: ts,
-        responseUrl: harness.responseUrl,
-      }),
-    );
+    await tapCard(harness.sender, { card, thread: ts, user: ALICE, button: "production", responseUrl: harness.responseUrl });
     expect((await harness.settle("answer", 1))[0]!.result).toEqual({ kind: "accepted" });
 
     expect(lastToolResultValue()).toEqual({ ok: true, value: "production" });
@@ -102,17 +93,7 @@ describe("Slack round trip through real Bolt", () => {
     await deliver(messageEvent("app_mention", { user: ALICE, text: `<@${FAKE_BOT_USER_ID}> restart`, ts }));
     await harness.settle("handleMessage", 1);
     const card = harness.card(ts);
-    const tap = () =>
-      harness.sender.interaction(
-        blockActions({
-          user: ALICE,
-          actionId: card.actionIds[0]!,
-          channel: CHANNEL,
-          cardTs: card.ts,
-          threadTs: ts,
-          responseUrl: harness.responseUrl,
-        }),
-      );
+    const tap = () => tapCard(harness.sender, { card, thread: ts, user: ALICE, button: 0, responseUrl: harness.responseUrl });
     await Promise.all([tap(), tap()]);
     const answers = await harness.settle("answer", 2);
     expect(answers.map((call) => (call.result as { kind: string }).kind).sort()).toEqual(["accepted", "already-ended"]);
@@ -128,16 +109,7 @@ describe("Slack round trip through real Bolt", () => {
     await harness.settle("handleMessage", 1);
     const card = harness.card(ts);
     expect(harness.slack.callsOf("chat.postMessage").find((call) => call.params.thread_ts === ts)?.params.channel).toBe(DM_CHANNEL);
-    await harness.sender.interaction(
-      blockActions({
-        user: ALICE,
-        actionId: card.actionIds[1]!,
-        channel: DM_CHANNEL,
-        cardTs: card.ts,
-        threadTs: ts,
-        responseUrl: harness.responseUrl,
-      }),
-    );
+    await tapCard(harness.sender, { card, thread: ts, user: ALICE, button: 1, channel: DM_CHANNEL, responseUrl: harness.responseUrl });
     await harness.settle("answer", 1);
     expect(lastToolResultValue()).toEqual({ ok: true, value: "coffee" });
     expect(harness.posted(ts).at(-1)!.params.text).toBe("Coffee it is.");
@@ -181,16 +153,7 @@ describe("Slack round trip through real Bolt", () => {
     const tap = async (count: number) => {
       const card = harness.card(ts);
       const before = harness.slack.calls.length;
-      await harness.sender.interaction(
-        blockActions({
-          user: ALICE,
-          actionId: card.actionIds[1]!,
-          channel: CHANNEL,
-          cardTs: card.ts,
-          threadTs: ts,
-          responseUrl: harness.responseUrl,
-        }),
-      );
+      await tapCard(harness.sender, { card, thread: ts, user: ALICE, button: 1, responseUrl: harness.responseUrl });
       await harness.settle("answer", count);
       return harness.slack.calls.slice(before).map((call) => call.method);
     };
@@ -221,16 +184,7 @@ describe("Slack round trip through real Bolt", () => {
     await harness.settle("handleMessage", 2);
     const card = harness.card(thread);
     const tapped = Date.now();
-    const response = await harness.sender.interaction(
-      blockActions({
-        user: ALICE,
-        actionId: card.actionIds[0]!,
-        channel: CHANNEL,
-        cardTs: card.ts,
-        threadTs: thread,
-        responseUrl: harness.responseUrl,
-      }),
-    );
+    const response = await tapCard(harness.sender, { card, thread, user: ALICE, button: 0, responseUrl: harness.responseUrl });
     expect(response.status).toBe(200);
     expect(Date.now() - tapped).toBeLessThan(350);
   });

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ask, lastToolResults, reply } from "../fakes/fake-anthropic.js";
 import { FAKE_BOT_USER_ID, FAKE_TEAM_ID } from "../fakes/fake-slack-api.js";
 import { ALICE, SlackHarness, waitFor } from "./slack-harness.js";
-import { blockActions, CHANNEL, messageEvent, nextTs, viewSubmission } from "./slack-payloads.js";
+import { CHANNEL, cardTap, messageEvent, nextTs, viewSubmission } from "./slack-payloads.js";
 
 let harness: SlackHarness;
 
@@ -42,17 +42,7 @@ describe("Socket Mode", () => {
     await harness.settle("handleMessage", 1);
     const card = harness.card(thread);
 
-    await harness.socket.send(
-      "interactive",
-      blockActions({
-        user: ALICE,
-        actionId: card.actionIds[1]!,
-        channel: CHANNEL,
-        cardTs: card.ts,
-        threadTs: thread,
-        responseUrl: harness.responseUrl,
-      }),
-    );
+    await harness.socket.send("interactive", cardTap({ card, thread, user: ALICE, button: 1, responseUrl: harness.responseUrl }));
     await harness.settle("answer", 1);
     const results = lastToolResults(harness.anthropic.requests.at(-1));
     expect(JSON.parse(results[0]!.content)).toEqual({ ok: true, value: "next" });
@@ -85,17 +75,7 @@ describe("Socket Mode", () => {
     );
     await harness.settle("handleMessage", 1);
     const card = harness.card(thread);
-    await harness.socket.send(
-      "interactive",
-      blockActions({
-        user: ALICE,
-        actionId: card.actionIds[0]!,
-        channel: CHANNEL,
-        cardTs: card.ts,
-        threadTs: thread,
-        responseUrl: harness.responseUrl,
-      }),
-    );
+    await harness.socket.send("interactive", cardTap({ card, thread, user: ALICE, button: 0, responseUrl: harness.responseUrl }));
     await waitFor(() => harness.slack.callsOf("views.open").length === 1, "views.open");
     const view = harness.slack.callsOf("views.open")[0]!.params.view as Record<string, unknown>;
     const ack = await harness.socket.send(
