@@ -101,7 +101,7 @@ export function renderCard(card: CardView, options: CardOptions = { plainReplies
       );
       // Nobody should approve what they could not read: arguments the card cut are offered whole.
       if (argumentsCut(spec)) lastRow.addComponents(button(SHOW_ARGUMENTS_LABEL, { kind: "arguments", askId }, ButtonStyle.Secondary));
-      hints.push(`Or ${reply}: approve, or your reason to deny.`);
+      hints.push(`Or ${reply} with your reason to deny.`);
       break;
   }
   if (spec.type !== "approval") lastRow.addComponents(button("Cancel", { kind: "cancel", askId }, ButtonStyle.Secondary));

@@ -102,7 +102,7 @@ export function renderControls(askId: string, spec: AskSpec): Block[] {
         button(DENY_WITH_REASON_LABEL, actionIds.open(askId)),
         ...(argumentsCut(spec) ? [button(SHOW_ARGUMENTS_LABEL, actionIds.arguments(askId))] : []),
       ];
-      hint = "Or reply in this thread: *approve*, or your reason to deny.";
+      hint = "Or reply in this thread with your reason to deny.";
       return [
         { type: "actions", elements },
         { type: "context", elements: [mrkdwnText(hint)] },

@@ -48,6 +48,12 @@ function buttons(body: { components: unknown[] }): Array<{ label: string; custom
 const fences = (text: string) => (text.match(/```/g) ?? []).length;
 
 describe("the approval card on Discord", () => {
+  it("tells people that a reply denies, never that typing approve approves (only the button runs a tool)", () => {
+    const content = renderCard(approvalCard({ path: "/srv/a.md" })).content;
+    expect(content).toContain("Or reply in this thread with your reason to deny.");
+    expect(content.split("```").at(-1)).not.toMatch(/approve/i);
+  });
+
   it("offers Show all arguments only when the card had to cut them, and never Cancel", () => {
     expect(buttons(renderCard(approvalCard({ path: "/srv/a.md" }))).map((button) => button.label)).toEqual([
       "Approve",

@@ -71,6 +71,12 @@ function codeOfModal(view: Json): string[] {
 }
 
 describe("the approval card on Slack", () => {
+  it("tells people that a reply denies, never that typing approve approves (only the button runs a tool)", () => {
+    const hint = JSON.stringify(renderCard(approvalCard({ path: "/srv/a.md" })).blocks.filter((block) => block.type === "context"));
+    expect(hint).toContain("Or reply in this thread with your reason to deny.");
+    expect(hint).not.toMatch(/approve/i);
+  });
+
   it("offers Show all arguments only when the card had to cut them", () => {
     const short = renderCard(approvalCard({ path: "/srv/a.md" }));
     expect(buttonsOf(short.blocks).map((button) => button.text)).toEqual(["Approve", "Deny", "Deny with reason…"]);
