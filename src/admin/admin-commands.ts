@@ -11,7 +11,7 @@ import { bold, code, joinRich, mention, type RichText, rich, untrusted } from ".
 import type { Ask, SessionStore } from "../ports/session-store.js";
 import type { ToolRules } from "../tools/tool-rules.js";
 import { describeDuration, oneLine, sessionRow, statusWord } from "./format.js";
-import { type AdminCommand, CONFIG_KEYS, parseCommand, USAGE } from "./parse-command.js";
+import { type AdminCommand, CONFIG_KEYS, idKind, parseCommand, USAGE } from "./parse-command.js";
 import { applySetting, CONFIG_FIELDS } from "./runtime-settings.js";
 import { runTokenCommand } from "./token-commands.js";
 import { listTools, setToolPolicy } from "./tool-commands.js";
@@ -167,8 +167,16 @@ export class AdminCommands {
   }
 
   private async cancel(id: string, actor: Actor): Promise<Handled> {
-    const ask = await this.store.getAsk(id);
-    if (ask) {
+    const kind = idKind(id);
+    if (kind === undefined)
+      return {
+        reply: rich`${code(id)} is neither an ask id (12 letters, digits, - and _, as a card shows) nor a session id (a UUID, as /parley sessions lists): nothing was cancelled.`,
+        target: id,
+        outcome: "not-an-id",
+      };
+    if (kind === "ask") {
+      const ask = await this.store.getAsk(id);
+      if (!ask) return { reply: rich`No such ask ${code(id)}.`, target: id, outcome: "unknown" };
       const outcome = await this.engine.cancel(ask.id, actor);
       return {
         reply: describeOutcome(outcome, rich`Cancelled ask ${code(ask.id)}; the model was told it was cancelled.`),
@@ -177,7 +185,7 @@ export class AdminCommands {
       };
     }
     const session = await this.store.getSession(id);
-    if (!session) return { reply: rich`No such session or ask ${code(id)}.`, target: id, outcome: "unknown" };
+    if (!session) return { reply: rich`No such session ${code(id)}.`, target: id, outcome: "unknown" };
     const stop = await this.engine.stop(session.id, actor);
     const reply =
       stop === "stopped"

@@ -42,6 +42,17 @@ const STATUS_WORDS: Record<string, SessionStatus | null> = {
   all: null,
 };
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
+/** Ask ids are 9 random bytes in base64url (the turn runner, the elicitation desk, API asks): 12 characters. */
+const ASK_ID = /^[A-Za-z0-9_-]{12}$/;
+/** Session ids are random UUIDs (the message router, API asks). */
+const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** What an id typed after `/parley cancel` names, told by its shape; undefined when it is neither an ask nor a session id. */
+export function idKind(id: string): "ask" | "session" | undefined {
+  if (ASK_ID.test(id)) return "ask";
+  if (SESSION_ID.test(id)) return "session";
+  return undefined;
+}
 
 function usage(name: AdminCommand["name"], problem?: string): ParseResult {
   return { ok: false, error: `${problem ? `${problem}. ` : ""}Usage: ${USAGE[name]}` };
