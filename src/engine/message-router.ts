@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type AnswerInput, answerFromText, checkAnswer } from "../ask/answer.js";
+import { type AnswerInput, answerFromText } from "../ask/answer.js";
 import { userText } from "../loop/history.js";
 import type { Actor, AnswerOutcome, InboundMessage, MessageOutcome, StopOutcome } from "../ports/conversation.js";
 import type { Ask, Session, SessionStore } from "../ports/session-store.js";
@@ -17,6 +17,10 @@ export function isStopRequest(text: string): boolean {
     .filter((word) => word.length > 0 && word !== "please");
   return (words.length === 1 && words[0] === "stop") || words.join(" ") === "cancel turn";
 }
+
+/** Follows the "not a valid answer" notice for a top-level DM message, which the person may have meant as a new request. */
+export const DIRECT_ANSWER_HINT =
+  "Your message was read as the answer to the question waiting in this DM: answer it or press Cancel on its card, then ask again.";
 
 export interface MessageRouterDependencies {
   store: SessionStore;
@@ -86,8 +90,10 @@ export class MessageRouter {
   }
 
   /**
-   * A top-level DM message answers the question pending in one of the DM's threads, when its author may answer it
-   * and it reads as a valid answer; anything else (a new request the question cannot take) starts its own session.
+   * A top-level DM message answers the question pending in one of the DM's threads when its author may answer it.
+   * Rule: in a one-to-one DM with a question waiting, a top-level message from someone who may answer is its answer,
+   * valid or not; an invalid one (a new request included) gets the usual notice and starts nothing, so the question
+   * is never asked twice; a new request waits until the question is answered, cancelled or expired.
    */
   private async answerInDirect(message: InboundMessage): Promise<MessageOutcome | undefined> {
     const { store } = this.deps;
@@ -95,16 +101,18 @@ export class MessageRouter {
     const waiting = await store.waitingSessionIn({ platform, workspace, channel });
     const ask = waiting ? await store.pendingAsk(waiting.id) : undefined;
     if (!waiting || !ask || !this.deps.rules.mayAnswer(waiting, message.author, ask)) return undefined;
-    if (!checkAnswer(ask.spec, answerFromText(ask.spec, message.text)).ok) return undefined;
     if (!(await store.claimEvent(message.eventId, this.deps.clock()))) return "duplicate";
-    return this.answerFromMessage(waiting, ask, message);
+    return this.answerFromMessage(waiting, ask, message, DIRECT_ANSWER_HINT);
   }
 
-  private async answerFromMessage(session: Session, ask: Ask, message: InboundMessage): Promise<MessageOutcome> {
+  /** `invalidHint` follows the "not a valid answer" notice, for a message that may not have been meant as an answer. */
+  private async answerFromMessage(session: Session, ask: Ask, message: InboundMessage, invalidHint?: string): Promise<MessageOutcome> {
     const outcome = await this.deps.answer(ask.id, message.author, answerFromText(ask.spec, message.text));
     if (outcome.kind === "accepted") return "answered";
     if (outcome.kind === "not-allowed") await this.deps.cards.notify(session, message.author.id, outcome.notice);
-    if (outcome.kind === "invalid") await this.deps.cards.notify(session, message.author.id, [outcome.message]);
+    if (outcome.kind === "invalid") {
+      await this.deps.cards.notify(session, message.author.id, [invalidHint ? `${outcome.message} ${invalidHint}` : outcome.message]);
+    }
     return "rejected";
   }
 }
