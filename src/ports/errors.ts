@@ -46,8 +46,38 @@ export class ModelError extends ParleyError {
   }
 }
 
-/** A stored row could not be read as this version of Parley understands it. */
-export class StoreError extends ParleyError {}
+/** What went wrong in a store, as the core matches it; `db/` translates its drivers' own codes into these. */
+export type StoreErrorCode =
+  /** The disk is full. */
+  | "storage-full"
+  /** Another writer holds a lock, or the server is shedding load: worth another try. */
+  | "storage-busy"
+  /** The database cannot be written (permissions, a read-only file system). */
+  | "storage-read-only"
+  /** The database file is damaged, or is not SQLite. */
+  | "storage-corrupt"
+  /** The database failed or cannot be reached for another reason. */
+  | "storage-unavailable"
+  /** The database's schema is newer than this Parley's migrations. */
+  | "schema-too-new"
+  /** A stored row carries a schema version this Parley does not read. */
+  | "unknown-schema-version"
+  /** A stored row does not match its schema. */
+  | "corrupt-row"
+  /** A row about to be written does not match its schema; nothing was written. */
+  | "invalid-row";
+
+/**
+ * The store failed: a driver error translated by `db/` (disk full, locked, read-only, damaged, unreachable), a
+ * database newer than this Parley, or a row that cannot be read or would not be valid to write.
+ */
+export class StoreError extends ParleyError {
+  declare readonly code: StoreErrorCode;
+
+  constructor(code: StoreErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+  }
+}
 
 /** The environment is incomplete or wrong; the message names every bad variable. */
 export class ConfigError extends ParleyError {
