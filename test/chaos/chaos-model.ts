@@ -1,6 +1,9 @@
 import { type FakeAnthropic, type RecordedRequest, type ScriptedTurn, text, toolUse } from "../fakes/fake-anthropic.js";
 
-/** Asks per turn: the fake model asks this many times, then answers. Within MAX_ASK_USER_PER_TURN (3). */
+/**
+ * Asks per turn: the fake model asks this many times (one of them may be a tool call needing approval, see
+ * toolStepFor), then answers. Within MAX_ASK_USER_PER_TURN (3).
+ */
 export const ASKS_PER_SESSION = 3;
 /** The marker in the question of asks the driver never answers, so the sweeper expires them. */
 export const LET_EXPIRE = "[let-expire]";
@@ -50,6 +53,18 @@ export function specFor(label: string, index: number): Record<string, unknown> {
   }
   if (roll < 92) return { question: `${tag}: which way?`, choices: ["left", "right"] };
   return { type: "message", question: `${tag}: heads up, the build is slow today.` };
+}
+
+/**
+ * The tool call a session makes instead of its second ask, if any: about a third of sessions call the chaos
+ * server's `deploy` (not idempotent) and a sixth its `restart` (idempotent), both needing a person's Approve.
+ */
+export function toolStepFor(label: string, index: number): { name: string; input: Record<string, string> } | undefined {
+  if (index !== 1) return undefined;
+  const roll = hash(`${label}:tool`) % 100;
+  if (roll < 33) return { name: "ops__deploy", input: { target: label } };
+  if (roll < 50) return { name: "ops__restart", input: { service: label } };
+  return undefined;
 }
 
 export interface ModelTrap {
@@ -120,7 +135,9 @@ export class ChaosModel {
     if (facts.toolResults < ASKS_PER_SESSION) {
       const id = `toolu_chaos_${++this.toolUseCounter}`;
       record.answer = id;
-      return { content: [toolUse("ask_user", specFor(facts.label, facts.toolResults), id)], stopReason: "tool_use", delayMs };
+      const tool = toolStepFor(facts.label, facts.toolResults);
+      const use = tool ? toolUse(tool.name, tool.input, id) : toolUse("ask_user", specFor(facts.label, facts.toolResults), id);
+      return { content: [use], stopReason: "tool_use", delayMs };
     }
     return { content: [text(`All done for ${facts.label}.`)], stopReason: "end_turn", delayMs };
   }

@@ -22,7 +22,9 @@ import { cardAskId, sleep } from "./slack-proxy.js";
  * - mid-model: the fake model holds its answer;
  * - claim-resume: the settle of a card (chat.update) is held: the claim is committed, the resumed turn not started;
  * - mid-sweep: the settle of an expiring [let-expire] card is held (the sweeper's claim), or a moment around it;
- * - recovery: within 250 ms of /healthz answering, while recover() runs; random: anywhere.
+ * - recovery: within 250 ms of /healthz answering, while recover() runs; random: anywhere;
+ * - approve-run: right after the 200 of an Approve tap, between the approval and the tool's execution;
+ * - mid-tool: while a tool call the chaos MCP server takes 0.3–1.5 s over is running (issue 12).
  * Then, with the bot stopped, the database and the fakes' records are checked (see invariants.ts).
  * CHAOS_KILLS sets the kill count (12 by default; `npm run test:chaos` runs 200), CHAOS_KEEP=1 keeps the files.
  */
@@ -34,16 +36,28 @@ const SEED = Number(process.env.CHAOS_SEED ?? Date.now() % 1_000_000);
 const TIMEOUT_MS = 120_000 + KILLS * 7_000;
 const DRAIN_MS = 90_000;
 
-type KillMode = "random" | "card-post" | "after-tap" | "after-mention" | "mid-model" | "claim-resume" | "mid-sweep" | "recovery";
+type KillMode =
+  | "random"
+  | "card-post"
+  | "after-tap"
+  | "after-mention"
+  | "mid-model"
+  | "claim-resume"
+  | "mid-sweep"
+  | "recovery"
+  | "approve-run"
+  | "mid-tool";
 const MODES: Array<[KillMode, number]> = [
-  ["random", 18],
-  ["card-post", 20],
-  ["after-tap", 16],
-  ["mid-model", 16],
-  ["claim-resume", 12],
+  ["random", 16],
+  ["card-post", 18],
+  ["after-tap", 14],
+  ["mid-model", 14],
+  ["claim-resume", 10],
   ["mid-sweep", 10],
   ["recovery", 8],
   ["after-mention", 6],
+  ["approve-run", 8],
+  ["mid-tool", 8],
 ];
 
 /** A small seeded PRNG (mulberry32): CHAOS_SEED replays the random choices of a run (not its timing). */
@@ -89,6 +103,7 @@ describe("crash anywhere (issue 7 §1)", () => {
       const timeline: Array<{ at: number; event: string }> = [];
       const mark = (event: string) => timeline.push({ at: Date.now(), event });
       const count = (mode: string) => modesRun.set(mode, (modesRun.get(mode) ?? 0) + 1);
+      const toolStarts = () => rig.toolRecords().filter((line) => line.startsWith("start ")).length;
       const cardTs = () =>
         new Set(slack.callsOf("chat.postMessage").flatMap((call) => (cardAskId(call.params.blocks) ? [String(call.result.ts)] : [])));
 
@@ -144,6 +159,19 @@ describe("crash anywhere (issue 7 §1)", () => {
             const hit = await waitForHit((onHit) => (driver.afterMention = onHit), 4000);
             if (hit) await sleep(between(0, 20));
             return hit ? mode : "after-mention(missed)";
+          }
+          case "approve-run": {
+            const hit = await waitForHit((onHit) => (driver.afterApprove = onHit), 4000);
+            if (hit) await sleep(between(0, 30));
+            return hit ? mode : "approve-run(missed)";
+          }
+          case "mid-tool": {
+            const before = toolStarts();
+            const deadline = Date.now() + 5000;
+            while (toolStarts() === before && Date.now() < deadline) await sleep(15);
+            const hit = toolStarts() > before;
+            if (hit) await sleep(between(0, 300));
+            return hit ? mode : "mid-tool(missed)";
           }
           case "mid-model": {
             const hit = await waitForHit((onHit) => model.arm({ holdMs: 2500, onHit }), 3000);
@@ -222,6 +250,7 @@ describe("crash anywhere (issue 7 §1)", () => {
           proxy.disarm();
           model.disarm();
           driver.afterTap = undefined;
+          driver.afterApprove = undefined;
           driver.afterMention = undefined;
           count(mode);
           if (bot.exits.at(-1)?.unexpected) break;
@@ -247,6 +276,7 @@ describe("crash anywhere (issue 7 §1)", () => {
         modelCalls: model.calls,
         taps: driver.taps,
         owner: OWNER,
+        toolRecords: rig.toolRecords(),
       });
       const log = readFileSync(logPath, "utf8");
       const errorLines = log.split("\n").filter((line) => /"level":(50|60)/.test(line) || /unhandled|uncaught/i.test(line));
@@ -280,12 +310,14 @@ describe("crash anywhere (issue 7 §1)", () => {
         );
         writeFileSync(join(dir, "timeline.json"), JSON.stringify(timeline, null, 1));
         writeFileSync(join(dir, "proxy-log.json"), JSON.stringify(proxy.log, null, 1));
+        writeFileSync(join(dir, "tool-records.txt"), rig.toolRecords().join("\n"));
       }
       await rig.close();
 
       expect(unexpectedExits, `the bot crashed by itself; see ${logPath} (CHAOS_KEEP=1 keeps it)`).toEqual([]);
       expect(kills).toBe(KILLS);
       expect(report.stats.asks).toBeGreaterThan(0);
+      expect(report.stats.toolApprovals).toBeGreaterThan(0);
       expect(report.violations).toEqual([]);
       // And a quick_check on a fresh connection, after the last kill's WAL leftovers were replayed.
       const reopened = new Database(databasePath, { readonly: true });

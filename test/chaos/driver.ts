@@ -67,6 +67,8 @@ export class ChaosDriver {
   };
   /** Called once after the next tap that Slack's side saw acknowledged (200), to kill right after it. */
   afterTap: (() => void) | undefined;
+  /** Called once after the next acknowledged Approve of a tool call, to kill between approval and execution. */
+  afterApprove: (() => void) | undefined;
   /** Called once after the next mention that was acknowledged (200), to kill between the ack and the store. */
   afterMention: (() => void) | undefined;
   draining = false;
@@ -236,7 +238,7 @@ export class ChaosDriver {
   }
 
   private maybeTap(ask: AskRow, now: number): void {
-    const spec = JSON.parse(ask.spec) as { question: string };
+    const spec = JSON.parse(ask.spec) as { question: string; type: string };
     if (spec.question.startsWith(LET_EXPIRE)) return;
     if (now - (this.lastTap.get(ask.id) ?? 0) < 1500) return;
     const card = this.cardOf(ask);
@@ -254,8 +256,9 @@ export class ChaosDriver {
     }
     const double = random() < 0.15;
     if (double) this.counts.doubleTaps++;
-    this.tap(ask.id, card, pick(), OWNER, true);
-    if (double) this.tap(ask.id, card, pick(), OWNER, true);
+    const approval = spec.type === "approval";
+    this.tap(ask.id, card, pick(), OWNER, true, approval);
+    if (double) this.tap(ask.id, card, pick(), OWNER, true, approval);
   }
 
   /** A tap on a card whose ask already ended: it must change nothing. */
@@ -272,7 +275,16 @@ export class ChaosDriver {
     this.tap(askId, card, answer, OWNER, true);
   }
 
-  private tap(askId: string, card: { ts: string; thread: string }, actionId: string, user: string, record: boolean): void {
+  private tap(
+    askId: string,
+    card: { ts: string; thread: string },
+    actionId: string,
+    user: string,
+    record: boolean,
+    approval = false,
+  ): void {
+    // Approve is option 0 of an approval card.
+    const approve = approval && record && actionId.endsWith(":opt:0");
     this.counts.taps++;
     if (actionId.endsWith(":cancel") && record) this.counts.cancelTaps++;
     if (record) this.taps.set(askId, [...(this.taps.get(askId) ?? []), actionId]);
@@ -292,6 +304,11 @@ export class ChaosDriver {
           if (response.ok && this.afterTap) {
             const hook = this.afterTap;
             this.afterTap = undefined;
+            hook();
+          }
+          if (response.ok && approve && this.afterApprove) {
+            const hook = this.afterApprove;
+            this.afterApprove = undefined;
             hook();
           }
         })

@@ -3,6 +3,7 @@ import type { RecordedRequest } from "../fakes/fake-anthropic.js";
 import type { RecordedSlackCall } from "../fakes/fake-slack-api.js";
 import { LET_EXPIRE, type ModelCallRecord } from "./chaos-model.js";
 import { actionIdsOf } from "./slack-proxy.js";
+import { checkToolInvariants, type ToolCallRow } from "./tool-invariants.js";
 
 export interface AskRow {
   id: string;
@@ -48,6 +49,8 @@ export interface CheckInput {
   /** Action ids the driver sent per ask (any tap that may have reached the bot). */
   taps: ReadonlyMap<string, readonly string[]>;
   owner: string;
+  /** The chaos MCP server's record of tool runs (tool-invariants.ts). */
+  toolRecords: readonly string[];
 }
 
 export interface CheckReport {
@@ -79,12 +82,14 @@ export function checkInvariants(input: CheckInput): CheckReport {
   let sessions: SessionRow[];
   let messages: MessageRow[];
   let audit: Array<{ target: string; action: string }>;
+  let toolCalls: ToolCallRow[];
   try {
     integrity = (db.pragma("integrity_check") as Array<{ integrity_check: string }>).map((row) => row.integrity_check).join("; ");
     asks = db.prepare("SELECT * FROM asks").all() as AskRow[];
     sessions = db.prepare("SELECT * FROM sessions").all() as SessionRow[];
     messages = db.prepare("SELECT session_id, seq, role, content FROM messages ORDER BY session_id, seq").all() as MessageRow[];
     audit = db.prepare("SELECT target, action FROM audit WHERE action LIKE 'ask-%'").all() as Array<{ target: string; action: string }>;
+    toolCalls = db.prepare("SELECT session_id, tool_use_id, name, status FROM tool_calls").all() as ToolCallRow[];
   } finally {
     db.close();
   }
@@ -127,7 +132,7 @@ export function checkInvariants(input: CheckInput): CheckReport {
     for (const block of JSON.parse(row.content) as Block[]) {
       if (block.type === "tool_use" && block.id) storedUses.set(block.id, (storedUses.get(block.id) ?? 0) + 1);
       if (block.type === "tool_result" && block.tool_use_id) {
-        storedResults.set(block.tool_use_id, [...(storedResults.get(block.tool_use_id) ?? []), String(block.content)]);
+        storedResults.set(block.tool_use_id, [...(storedResults.get(block.tool_use_id) ?? []), contentText(block.content)]);
       }
     }
   }
@@ -152,7 +157,7 @@ export function checkInvariants(input: CheckInput): CheckReport {
         if (block.type !== "tool_result" || !block.tool_use_id) continue;
         const id = block.tool_use_id;
         seenHere.set(id, (seenHere.get(id) ?? 0) + 1);
-        sentContents.set(id, (sentContents.get(id) ?? new Set()).add(String(block.content)));
+        sentContents.set(id, (sentContents.get(id) ?? new Set()).add(contentText(block.content)));
         if (position === request.body.messages.length - 1) deliveries.set(id, [...(deliveries.get(id) ?? []), epochOf.get(index) ?? -1]);
       }
     });
@@ -214,7 +219,8 @@ export function checkInvariants(input: CheckInput): CheckReport {
     if (auditByAsk.get(ask.id) !== 1) fail(`ask ${ask.id}: ${auditByAsk.get(ask.id) ?? 0} audited ends`);
     if (results.length !== 1) fail(`ask ${ask.id}: ${ask.status}, ${results.length} stored tool_results (want exactly 1)`);
     const stored = results[0];
-    const expected = expectedResult(ask);
+    // An approval's result is the tool's own (or why it did not run): tool-invariants.ts checks it.
+    const expected = spec.type === "approval" ? stored : expectedResult(ask);
     if (stored !== undefined && stored !== expected) fail(`ask ${ask.id}: stored result ${stored}, expected ${expected}`);
 
     // Nobody's answer but the driver's: the value is one the owner tapped, a cancel was tapped, expiry only when never answered.
@@ -278,6 +284,11 @@ export function checkInvariants(input: CheckInput): CheckReport {
     if (session.last_outcome === "completed" && finals === 0) stats.lostFinalAnswers++;
   }
 
+  const toolStats = checkToolInvariants(
+    { asks, toolCalls, records: input.toolRecords, storedResults, sessions: sessionById, owner: input.owner },
+    fail,
+  );
+
   if (stats.duplicateFinalAnswers > 0) findings.push(`${stats.duplicateFinalAnswers} final answer(s) posted more often than turns ran`);
   if (stats.lostFinalAnswers > 0) {
     findings.push(`${stats.lostFinalAnswers} completed turn(s) whose final answer never reached Slack (killed between commit and post)`);
@@ -290,7 +301,13 @@ export function checkInvariants(input: CheckInput): CheckReport {
       `${stats.duplicateCardPosts} extra card post(s): Slack posted, the bot died before storing the ts, recovery posted again`,
     );
   }
-  return { violations, findings, stats };
+  return { violations, findings, stats: { ...stats, ...toolStats } };
+}
+
+/** A tool_result's content as text: ask_user's JSON string, or a tool's text blocks joined. */
+function contentText(content: unknown): string {
+  if (!Array.isArray(content)) return String(content);
+  return content.map((part: { type?: string; text?: string }) => (part.type === "text" ? (part.text ?? "") : `[${part.type}]`)).join("");
 }
 
 function expectedResult(ask: AskRow): string {
@@ -306,5 +323,6 @@ function valueOfTap(spec: SpecShape, actionId: string): unknown {
   const index = /:opt:(\d+)$/.exec(actionId)?.[1];
   if (index === undefined) return undefined;
   if (spec.type === "confirm") return index === "0";
+  if (spec.type === "approval") return { decision: index === "0" ? "approve" : "deny" };
   return spec.options[Number(index)]?.value;
 }

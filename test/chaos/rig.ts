@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FakeAnthropic } from "../fakes/fake-anthropic.js";
 import { FAKE_BOT_TOKEN, FakeSlackApi } from "../fakes/fake-slack-api.js";
@@ -17,6 +18,8 @@ export interface ChaosRig {
   port: number;
   databasePath: string;
   logPath: string;
+  /** The lines the chaos MCP server recorded (`start deploy s3`, `done deploy s3`, …). */
+  toolRecords(): string[];
   close(): Promise<void>;
 }
 
@@ -32,6 +35,12 @@ export async function startRig(dir: string): Promise<ChaosRig> {
   const port = await freePort();
   const databasePath = join(dir, "parley.db");
   const logPath = join(dir, "bot.log");
+  const toolRecordPath = join(dir, "tools.log");
+  writeFileSync(toolRecordPath, "");
+  const mcpConfigPath = join(dir, "mcp.json");
+  const server = new URL("./chaos-tools-server.mjs", import.meta.url).pathname;
+  const mcpServers = { ops: { command: process.execPath, args: [server], env: { CHAOS_TOOL_RECORD: toolRecordPath } } };
+  writeFileSync(mcpConfigPath, JSON.stringify({ mcpServers }));
   const bot = new BotProcess(
     {
       PATH: process.env.PATH ?? "",
@@ -46,6 +55,7 @@ export async function startRig(dir: string): Promise<ChaosRig> {
       HOST: "127.0.0.1",
       ADMIN_USER_IDS: ADMIN,
       LOG_LEVEL: "warn",
+      MCP_CONFIG: mcpConfigPath,
     },
     port,
     logPath,
@@ -61,6 +71,7 @@ export async function startRig(dir: string): Promise<ChaosRig> {
     port,
     databasePath,
     logPath,
+    toolRecords: () => readFileSync(toolRecordPath, "utf8").split("\n").filter(Boolean),
     async close() {
       await bot.kill();
       await proxy.close();
