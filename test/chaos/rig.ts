@@ -25,9 +25,10 @@ export interface ChaosRig {
 
 /**
  * The fakes in this process (FakeAnthropic with the chaos model, FakeSlackApi behind the chaos proxy) and the
- * real bot as a child process pointed at them, on a database in `dir`. The bot is not started yet.
+ * real bot as a child process pointed at them, on a database in `dir`. The bot is not started yet. `environment` adds
+ * to the bot's variables (SLACK_APP_TOKEN for a Socket Mode run).
  */
-export async function startRig(dir: string): Promise<ChaosRig> {
+export async function startRig(dir: string, environment: Record<string, string> = {}): Promise<ChaosRig> {
   const anthropic = await new FakeAnthropic().start();
   const slack = await new FakeSlackApi().start();
   slack.addUser({ id: OWNER, name: "alice" }).addUser({ id: STRANGER, name: "bob" }).addUser({ id: ADMIN, name: "carol", isAdmin: true });
@@ -56,6 +57,7 @@ export async function startRig(dir: string): Promise<ChaosRig> {
       ADMIN_USER_IDS: ADMIN,
       LOG_LEVEL: "warn",
       MCP_CONFIG: mcpConfigPath,
+      ...environment,
     },
     port,
     logPath,
