@@ -58,6 +58,7 @@ async function main(): Promise<void> {
   const toolRules = new ToolRules(config.TOOL_POLICY, storedSettings[TOOL_POLICY_SETTING]);
   const engine = new Engine({
     store,
+    ...(store.changes ? { changes: store.changes } : {}),
     model,
     adapters: terminal ? [terminal] : platforms,
     logger,

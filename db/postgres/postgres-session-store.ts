@@ -23,6 +23,7 @@ import { conversationKey } from "../../src/ports/session-store.js";
 import { migrate } from "./migrate.js";
 import { PostgresAdminQueries } from "./postgres-admin-queries.js";
 import { PostgresApiStore } from "./postgres-api-store.js";
+import { PostgresChangeFeed } from "./postgres-changes.js";
 import { translated } from "./postgres-errors.js";
 import { createPool, type PoolOptions, run, type Statement, transaction } from "./postgres-pool.js";
 import {
@@ -52,7 +53,11 @@ export class PostgresSessionStore implements Storage {
   private readonly admin: PostgresAdminQueries;
   private readonly api: PostgresApiStore;
 
-  private constructor(readonly pool: pg.Pool) {
+  private constructor(
+    readonly pool: pg.Pool,
+    /** Stops and ask endings committed by any process, heard at once (LISTEN/NOTIFY). */
+    readonly changes: PostgresChangeFeed,
+  ) {
     this.admin = new PostgresAdminQueries(pool);
     this.api = new PostgresApiStore(pool);
   }
@@ -66,7 +71,7 @@ export class PostgresSessionStore implements Storage {
       await pool.end();
       throw error;
     }
-    return new PostgresSessionStore(pool);
+    return new PostgresSessionStore(pool, new PostgresChangeFeed(url, options.schema));
   }
 
   async claimEvent(eventId: string, now: number): Promise<boolean> {
@@ -384,6 +389,7 @@ export class PostgresSessionStore implements Storage {
   }
 
   async close(): Promise<void> {
+    await this.changes.close();
     if (!this.pool.ended && !this.pool.ending) await this.pool.end();
   }
 

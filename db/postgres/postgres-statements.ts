@@ -109,7 +109,9 @@ export const SQL = {
      ), audited AS (
        INSERT INTO audit (at, actor, action, target, outcome) SELECT $9, $10, $11, $12, $13 FROM claimed
      )
-     SELECT claimed.*, (SELECT COUNT(*) FROM resumed)::integer AS resumed FROM claimed`,
+     SELECT claimed.*, (SELECT COUNT(*) FROM resumed)::integer AS resumed,
+       pg_notify('parley:' || current_schema(), 'ask:' || claimed.id) AS notified
+     FROM claimed`,
   ),
   askWithSession: statement(
     "ask-with-session",
@@ -128,7 +130,12 @@ export const SQL = {
     "expired",
     "SELECT * FROM asks WHERE status = 'pending' AND deadline <= $1 AND card_ref IS NOT NULL ORDER BY deadline, id LIMIT $2",
   ),
-  requestStop: statement("request-stop", "UPDATE sessions SET stop_requested = TRUE WHERE id = $1"),
+  // The notice leaves on commit: a process running the turn hears it at once (postgres-changes.ts).
+  requestStop: statement(
+    "request-stop",
+    `WITH stopped AS (UPDATE sessions SET stop_requested = TRUE WHERE id = $1 RETURNING id)
+     SELECT pg_notify('parley:' || current_schema(), 'stop:' || id) FROM stopped`,
+  ),
   countRecovery: statement(
     "count-recovery",
     "UPDATE sessions SET recovery_attempts = recovery_attempts + 1 WHERE id = $1 RETURNING recovery_attempts",

@@ -14,6 +14,11 @@ export class AskEndings {
     for (const listener of this.listeners) listener(ask);
   }
 
+  /** An ask ended in another process: whoever waits here reads it again from the store. */
+  endedElsewhere(askId: string): void {
+    for (const wake of this.waiters.get(askId) ?? []) wake(undefined);
+  }
+
   /** Called after every ending in this process, with the ended ask. */
   onEnded(listener: (ask: Ask) => void): void {
     this.listeners.push(listener);

@@ -9,6 +9,7 @@ import type { MaintenanceStore } from "../ports/maintenance-store.js";
 import type { ModelClient } from "../ports/model-client.js";
 import type { PlatformAdapter } from "../ports/platform-adapter.js";
 import type { SessionStore } from "../ports/session-store.js";
+import type { StoreChanges } from "../ports/store-changes.js";
 import type { ToolProvider } from "../ports/tool-provider.js";
 import type { ToolRules } from "../tools/tool-rules.js";
 import type { RuntimeSettings } from "./settings.js";
@@ -16,6 +17,8 @@ import type { RuntimeSettings } from "./settings.js";
 /** What the composition root gives the Engine: the store, the model, the platforms, and the knobs. */
 export interface EngineDependencies {
   store: SessionStore & MaintenanceStore & ApiStore;
+  /** Stops and answers other processes commit, told at once; without it they are seen at the next poll (1 s). */
+  changes?: StoreChanges;
   model: ModelClient;
   adapters: PlatformAdapter[];
   logger: Logger;

@@ -50,6 +50,7 @@ export class Engine implements Conversation {
   /** Every tool and its policy, for the loop and for `/parley tools`. */
   readonly catalog: ToolCatalog;
   private sweeper: NodeJS.Timeout | undefined;
+  private readonly unsubscribe: () => void;
 
   constructor(deps: EngineDependencies) {
     this.store = deps.store;
@@ -135,6 +136,11 @@ export class Engine implements Conversation {
       stop: (sessionId, actor) => this.stop(sessionId, actor),
       runTurn: (sessionId) => this.track(() => this.turns.run(sessionId)),
     });
+    this.unsubscribe =
+      deps.changes?.subscribe((change) => {
+        if (change.kind === "stop-requested") this.turns.stopRequestedElsewhere(change.sessionId);
+        else this.endings.endedElsewhere(change.askId);
+      }) ?? (() => {});
   }
 
   /** The HTTP API's and the MCP server's way in: asks other programs put to people. */
@@ -268,6 +274,7 @@ export class Engine implements Conversation {
 
   /** Stops the sweeper and waits for in-flight work: turns finish or reach their next checkpoint. */
   async close(): Promise<void> {
+    this.unsubscribe();
     if (this.sweeper) clearInterval(this.sweeper);
     this.sweeper = undefined;
     // A turn waiting minutes for a busy model must not hold up a restart; recovery picks it up.

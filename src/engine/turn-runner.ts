@@ -98,6 +98,17 @@ export class TurnRunner {
     this.closing.abort();
   }
 
+  /** Another process asked to stop this session: a turn running here stops now, not at the next poll. */
+  stopRequestedElsewhere(sessionId: string): void {
+    const stop = this.stops.get(sessionId);
+    if (!stop) return;
+    // The notice is a hint: the stored flag decides, as for the poll.
+    this.deps.store.isStopRequested(sessionId).then(
+      (requested) => requested && stop.abort(),
+      () => {},
+    );
+  }
+
   /** Sessions to run again, taken once: the sweeper calls this after a fault (disk full, database locked) clears. */
   takeStalled(): string[] {
     const sessions = [...this.stalled];

@@ -1,6 +1,7 @@
 import type { ApiStore } from "./api-store.js";
 import type { TokenUsage } from "./model-client.js";
 import type { Ask, AskStatus, ConversationRef, PendingReply, Session, SessionStatus, SessionStore } from "./session-store.js";
+import type { StoreChanges } from "./store-changes.js";
 
 export interface SessionFilter {
   status?: SessionStatus;
@@ -70,4 +71,6 @@ export interface Storage extends SessionStore, MaintenanceStore, AdminQueries, A
   ping(): Promise<void>;
   /** Closes the database; in-flight calls finish first. */
   close(): Promise<void>;
+  /** Changes other processes commit, told at once; absent where polling is all there is (one SQLite file). */
+  readonly changes?: StoreChanges;
 }

@@ -8,6 +8,7 @@ import type { NewExternalAsk } from "../../src/ports/api-store.js";
 import type { Storage } from "../../src/ports/maintenance-store.js";
 import type { ChatMessage } from "../../src/ports/model-client.js";
 import type { AskResolution } from "../../src/ports/session-store.js";
+import type { StoreChange } from "../../src/ports/store-changes.js";
 import { MemorySessionStore } from "../../src/store/memory-session-store.js";
 import { apiStoreContract } from "./api-store.contract.js";
 import { sessionStoreContract } from "./session-store.contract.js";
@@ -103,6 +104,34 @@ const resolution = (askId: string, answeredBy: string, now = 10): AskResolution 
 });
 
 describe("PostgresSessionStore specifics", () => {
+  it("a Stop and an ask's end committed by one process are heard by another at once (LISTEN/NOTIFY), only in that schema", () =>
+    withStores(2, async ([a, b]) => {
+      await withStores(1, async ([stranger]) => {
+        const heard: StoreChange[] = [];
+        const elsewhere: StoreChange[] = [];
+        a!.changes.subscribe((change) => heard.push(change));
+        stranger!.changes.subscribe((change) => elsewhere.push(change));
+        await a!.changes.ready();
+        await stranger!.changes.ready();
+        await suspend(b!, "S", "A");
+        await b!.requestStop("S");
+        await expect.poll(() => heard).toEqual([{ kind: "stop-requested", sessionId: "S" }]);
+        expect(await b!.resolveAsk("A", resolution("A", "U1"))).toMatchObject({ id: "A" });
+        // A claim that loses (the ask already ended) commits nothing and tells nobody.
+        expect(await b!.resolveAsk("A", resolution("A", "U2"))).toBeUndefined();
+        await b!.requestStop("no-such-session");
+        await a!.requestStop("S");
+        // Notices arrive in commit order: anything told in between would show before this process's own Stop.
+        await expect.poll(() => heard.length).toBeGreaterThanOrEqual(3);
+        expect(heard).toEqual([
+          { kind: "stop-requested", sessionId: "S" },
+          { kind: "ask-ended", askId: "A" },
+          { kind: "stop-requested", sessionId: "S" },
+        ]);
+        expect(elsewhere).toEqual([]);
+      });
+    }));
+
   it("refuses rows of an unknown schema version instead of guessing", () =>
     withStores(1, async ([store], schema) => {
       await suspend(store!, "S", "A");
