@@ -22,6 +22,7 @@ import type { ConversationRef } from "../../src/ports/session-store.js";
 import { AnswerDrafts } from "./answer-drafts.js";
 import { cardNonce, findCardMessageId, replyNonce } from "./card-lookup.js";
 import { type DiscordCardRef, readCardRef, writeCardRef } from "./card-ref.js";
+import { catchUp } from "./catch-up.js";
 import { componentId } from "./custom-id.js";
 import { toDiscordMarkdown } from "./discord-dialect.js";
 import { describeError, messageFacts } from "./discord-facts.js";
@@ -55,9 +56,6 @@ const CARD_SEARCH_PAGES = 3;
 const CARD_SEARCH_PAGE_SIZE = 100;
 
 /** Discord through discord.js: gateway events in, REST out. Routing and rendering live in pure modules. */
-/** The newest messages read per conversation when catching up after a restart. */
-const CATCH_UP_MESSAGES = 100;
-
 export class DiscordAdapter implements ServingAdapter {
   readonly platform = PLATFORM;
   private readonly client: Client;
@@ -101,34 +99,7 @@ export class DiscordAdapter implements ServingAdapter {
       throw error;
     }
     this.options.logger.info({ user: this.client.user?.id }, "discord-ready");
-    await this.catchUp(conversation);
-  }
-
-  /**
-   * After a restart the gateway starts a new session and replays nothing: messages sent in Parley's threads while it
-   * was down are read from each recently active one and fed through the normal path, where claimed ids are dropped.
-   */
-  private async catchUp(conversation: Conversation): Promise<void> {
-    const { since, conversations } = await conversation.recentConversations(PLATFORM);
-    let fed = 0;
-    for (const place of conversations) {
-      try {
-        const channel = await this.client.channels.fetch(place.thread);
-        if (!channel?.isTextBased()) continue;
-        // The newest ones: what was sent while Parley was down is the end of the thread.
-        const newest = await channel.messages.fetch({ limit: CATCH_UP_MESSAGES });
-        const missed = [...newest.values()].filter((message) => message.createdTimestamp >= since);
-        // Oldest first, as they were sent; bots (this one included) are dropped by the usual route.
-        for (const message of missed.sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))) {
-          await this.onMessage(conversation, message);
-          fed++;
-        }
-      } catch (error) {
-        // A thread deleted, or no Read Message History: nothing to catch up there.
-        this.options.logger.warn({ err: describeError(error), channelId: place.thread }, "discord-catch-up skipped");
-      }
-    }
-    this.options.logger.info({ conversations: conversations.length, messages: fed }, "discord-caught-up");
+    await catchUp(this.client, conversation, (message) => this.onMessage(conversation, message), this.options.logger);
   }
 
   async stop(): Promise<void> {
@@ -258,7 +229,8 @@ export class DiscordAdapter implements ServingAdapter {
     if (!botId) return;
     const route = routeMessage(messageFacts(message, botId), botId);
     if (route.route === "ignore") return;
-    if (route.route === "start-thread") {
+    // A mention read again (caught up after a restart) may already have its thread: only the message is missing.
+    if (route.route === "start-thread" && !message.hasThread) {
       try {
         await message.startThread({ name: route.threadName, autoArchiveDuration: ThreadAutoArchiveDuration.OneDay });
       } catch (error) {

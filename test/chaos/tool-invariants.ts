@@ -90,7 +90,7 @@ export function checkToolInvariants(input: ToolCheckInput, fail: (text: string) 
       if (row) fail(`approval ${ask.id} (${ask.status}): the call was journalled as ${row.status}`);
       const expected =
         ask.status === "answered"
-          ? `denied by slack:${input.owner}: no reason given`
+          ? `denied by ${platformOf(input.sessions.get(ask.session_id))}:${input.owner}: no reason given`
           : ask.status === "expired"
             ? "approval timed out"
             : "cancelled";
@@ -128,4 +128,9 @@ export function checkToolInvariants(input: ToolCheckInput, fail: (text: string) 
     if (stored !== interrupted(row.name)) fail(`tool call ${row.tool_use_id} (${row.name}) left started, and the model read ${stored}`);
   }
   return stats;
+}
+
+/** The platform a session's people are named on (`slack:U…`, `discord:…`): its row's `platform` column. */
+function platformOf(session: SessionRow | undefined): string {
+  return (session as (SessionRow & { platform?: string }) | undefined)?.platform ?? "slack";
 }

@@ -99,6 +99,24 @@ describe("conversations on Discord", () => {
     expect(harness.anthropic.requests).toHaveLength(2);
   });
 
+  it("a mention in the channel while the bot was down opens its conversation at the next start, and only once", async () => {
+    await startWith();
+    harness.anthropic.script(reply("First done."), reply("Second done."));
+    const first = await harness.mention(ALICE, "first request");
+    await harness.botSays(first, /First done\./);
+    // Nothing delivers it: only the catch-up of the channel, where a recent conversation lives, can read it.
+    let second = "";
+    await harness.restart(() => {
+      second = harness.discord.say(ALICE, "second request", { mentionBot: true });
+    });
+    await harness.botSays(second, /Second done\./);
+    expect(harness.discord.threadIds()).toContain(second);
+    // The next start reads the channel again: the mention is known by its id, and its thread is not opened twice.
+    await harness.restart();
+    expect(harness.anthropic.requests).toHaveLength(2);
+    expect(harness.discord.calls.filter((call) => call.path.endsWith(`/messages/${second}/threads`))).toHaveLength(1);
+  });
+
   it("a MESSAGE_CREATE replayed after a gateway RESUME is processed once", async () => {
     await startWith();
     harness.anthropic.script(ask(REGION), reply("ok"));

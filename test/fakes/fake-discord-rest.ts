@@ -253,6 +253,9 @@ export class FakeDiscordRest {
           return { status: 400, json: { message: "A thread has already been created for this message", code: 160004 } };
         const thread = threadObject(second, this.guildId, first, String(body?.name ?? "thread"), this.bot.id);
         this.channels.set(second, { id: second, kind: "thread", guildId: this.guildId, parentId: first });
+        // Discord flags the starter message HAS_THREAD (1 << 5).
+        const starter = this.messages.get(second);
+        if (starter) starter.flags = Number(starter.flags ?? 0) | (1 << 5);
         this.gateway.dispatch("THREAD_CREATE", { ...thread, newly_created: true });
         return { status: 201, json: thread };
       }
