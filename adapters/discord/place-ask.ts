@@ -7,6 +7,8 @@ import { DISCORD_LIMITS, truncate } from "./discord-limits.js";
 import { PLATFORM } from "./parse-message.js";
 
 const NO_MENTIONS = { parse: [] as [] };
+/** Discord's answer to starting a thread from a message that already has one. */
+const THREAD_ALREADY_EXISTS = 160004;
 /** Discord's ids are snowflakes; it answers any other id in a path with 400 (50035), not 404. */
 const SNOWFLAKE = /^\d{1,20}$/;
 /** The channels a thread can be started in from a message. */
@@ -59,6 +61,10 @@ export async function placeDiscordAsk(rest: REST, place: AskPlace, threadName: s
     .post(Routes.threads(place.channel, opener.id), {
       body: { name: truncate(threadName, DISCORD_LIMITS.threadNameChars) || "Question", auto_archive_duration: 1440 },
     })
-    .catch(refused("channel"));
+    .catch((error: unknown) => {
+      // discord.js retries a 5xx; when Discord had started the thread before answering it, the retry meets that thread.
+      if (error instanceof DiscordAPIError && error.code === THREAD_ALREADY_EXISTS) return;
+      refused("channel")(error);
+    });
   return { platform: PLATFORM, workspace: channel.guild_id, channel: place.channel, thread: opener.id };
 }

@@ -1,0 +1,129 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { readCardRef } from "../../adapters/slack/card-ref.js";
+import { API_TOKENS } from "../api/api-client.js";
+import { FakeSlackApi } from "../fakes/fake-slack-api.js";
+import { type FaultPlan, FaultProxy, type ProxiedRequest } from "../support/fault-proxy.js";
+import { ALICE, actionIdsOf, SlackHarness } from "./slack-harness.js";
+
+/**
+ * Issue 15, "Slack rate limits (429 with Retry-After) and 5xx: honoured and retried without duplicating posts; a
+ * burst of 200 cards in one channel arrives complete and in order". A program opens 200 asks in one channel through
+ * the API, one after another: each is a top-level opener and its card in the opener's thread, 400 posts. On the way
+ * to Slack every 40th distinct post is answered 429 with `Retry-After: 1` and every 50th 503, once each, before
+ * Slack sees it (Slack posted nothing).
+ */
+
+const ASKS = 200;
+const CHANNEL = "C_BURST";
+const RETRY_AFTER_S = 1;
+
+/** The first answer to a post is a fault for every 40th (429) and 50th (503) distinct post, in order of arrival. */
+function burstPlan(): FaultPlan {
+  const posts: string[] = [];
+  return ({ path, body, seen }) => {
+    if (!path.startsWith("/api/chat.postMessage") || seen > 0) return undefined;
+    posts.push(body);
+    const index = posts.length;
+    if (index % 40 === 7) {
+      const headers = { "retry-after": String(RETRY_AFTER_S), "content-type": "application/json" };
+      return { status: 429, headers, body: '{"ok":false,"error":"ratelimited"}' };
+    }
+    if (index % 50 === 19) return { status: 503, headers: { "content-type": "text/plain" }, body: "Service Unavailable" };
+    return undefined;
+  };
+}
+
+/** The fake Slack Web API behind a FaultProxy: the adapter is given the proxy's address. */
+class RateLimitedSlackApi extends FakeSlackApi {
+  proxy: FaultProxy | undefined;
+
+  override async start(): Promise<this> {
+    await super.start();
+    this.proxy = await new FaultProxy(this.url, burstPlan()).start();
+    return this;
+  }
+
+  override get apiUrl(): string {
+    return `${this.proxy?.url ?? this.url}/api/`;
+  }
+
+  override async close(): Promise<void> {
+    await this.proxy?.close();
+    await super.close();
+  }
+}
+
+class BurstHarness extends SlackHarness {
+  override readonly slack = new RateLimitedSlackApi();
+}
+
+let harness: BurstHarness;
+
+afterEach(async () => {
+  await harness.close();
+});
+
+describe("a burst of cards in one Slack channel under rate limits", () => {
+  it(`posts ${ASKS} asks' openers and cards once each, in order, honouring 429 Retry-After and retrying 503`, async () => {
+    harness = await new BurstHarness({ apiTokens: API_TOKENS }).start();
+    const started = Date.now();
+    const askIds: string[] = [];
+    for (let index = 1; index <= ASKS; index++) {
+      const outcome = await harness.engine.api.create("ci", {
+        channel: `slack:${CHANNEL}`,
+        ask: { type: "confirm", question: `Ship build ${index}?` },
+        answerers: [`slack:${ALICE}`],
+      });
+      if (outcome.kind !== "created") throw new Error(`ask ${index} was not created: ${JSON.stringify(outcome)}`);
+      askIds.push(outcome.view.id);
+    }
+    await harness.engine.idle();
+    const seconds = (Date.now() - started) / 1000;
+
+    const proxy = harness.slack.proxy!;
+    const rateLimited = proxy.faults(429);
+    const unavailable = proxy.faults(503);
+    const posts = harness.slack.callsOf("chat.postMessage");
+    console.log(
+      `[burst] ${JSON.stringify({ platform: "slack", asks: ASKS, requests: proxy.requests.length, posts: posts.length, served429: rateLimited.length, served503: unavailable.length, seconds })}`,
+    );
+    expect(rateLimited.length).toBe(10);
+    expect(unavailable.length).toBe(8);
+
+    // Honoured: a post answered 429 came again no sooner than Retry-After said.
+    for (const limited of rateLimited) {
+      const again = nextSame(proxy.requests, limited);
+      expect(again, "a rate-limited post was never retried").toBeDefined();
+      expect(again!.at - limited.at).toBeGreaterThanOrEqual(RETRY_AFTER_S * 1000 - 20);
+    }
+    // Retried: every faulted post went out afterwards, and Slack refused nothing.
+    for (const faulted of [...rateLimited, ...unavailable]) expect(nextSame(proxy.requests, faulted)?.status).toBe(200);
+    expect(posts.every((call) => call.ok)).toBe(true);
+
+    // Complete, once each: 200 openers and 200 cards, one card per ask, the one whose ts the ask stored.
+    expect(posts).toHaveLength(2 * ASKS);
+    const openers = harness.slack.messages.filter((message) => message.channel === CHANNEL && message.threadTs === undefined);
+    expect(openers).toHaveLength(ASKS);
+    for (const [index, askId] of askIds.entries()) {
+      const cards = posts.filter((call) => actionIdsOf(call.params.blocks).some((id) => id.startsWith(`ask:${askId}:`)));
+      expect(cards, `card posts of ask ${index + 1}`).toHaveLength(1);
+      const found = await harness.store.getAskWithSession(askId);
+      expect(readCardRef(found?.ask.cardRef ?? null)?.ts).toBe(String(cards[0]!.result.ts));
+      // In order: the channel shows the openers as the asks were made, and each thread its opener, then its card only.
+      const opener = openers[index]!;
+      expect(opener.text).toContain(`Ship build ${index + 1}?`);
+      expect(found?.session.conversation.thread).toBe(opener.ts);
+      const thread = harness.slack.messages.filter((message) => message.threadTs === opener.ts);
+      expect(thread.map((message) => message.ts)).toEqual([String(cards[0]!.result.ts)]);
+      expect(Number(thread[0]!.ts)).toBeGreaterThan(Number(opener.ts));
+    }
+  }, 60_000);
+});
+
+/** The next request with the same method, path and body after `request` (its retry). */
+function nextSame(requests: readonly ProxiedRequest[], request: ProxiedRequest): ProxiedRequest | undefined {
+  const from = requests.indexOf(request);
+  return requests
+    .slice(from + 1)
+    .find((later) => later.method === request.method && later.path === request.path && later.body === request.body);
+}
