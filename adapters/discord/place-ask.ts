@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { type APIChannel, type APIMessage, ChannelType, DiscordAPIError, type REST, Routes } from "discord.js";
 import { PlaceError } from "../../src/ports/errors.js";
 import type { AskPlace } from "../../src/ports/platform-adapter.js";
@@ -55,7 +56,10 @@ export async function placeDiscordAsk(rest: REST, place: AskPlace, threadName: s
     throw new PlaceError(
       `asks go to a server's text channel, not a DM, a thread or a forum: give the text channel's id, and a thread of it as "thread"`,
     );
-  const body = { content: toDiscordMarkdown(place.opener), allowed_mentions: NO_MENTIONS };
+  // discord.js retries a 5xx with the same body; when Discord had posted the opener before answering, the enforced
+  // nonce gets that message back instead of a second opener.
+  const nonce = randomBytes(12).toString("base64url");
+  const body = { content: toDiscordMarkdown(place.opener), allowed_mentions: NO_MENTIONS, nonce, enforce_nonce: true };
   const opener = (await rest.post(Routes.channelMessages(place.channel), { body }).catch(refused("channel"))) as APIMessage;
   await rest
     .post(Routes.threads(place.channel, opener.id), {
