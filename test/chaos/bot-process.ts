@@ -36,6 +36,8 @@ export class BotProcess {
     private readonly environment: Record<string, string>,
     private readonly port: number,
     private readonly logPath: string,
+    /** How long a start may take to answer /healthz. */
+    private readonly startLimitMs = 30_000,
   ) {}
 
   get running(): boolean {
@@ -78,7 +80,9 @@ export class BotProcess {
         this.healthy = true;
         return epoch;
       }
-      if (Date.now() - started > 30_000) throw new Error(`bot epoch ${epoch} did not become healthy in 30 s`);
+      if (Date.now() - started > this.startLimitMs) {
+        throw new Error(`bot epoch ${epoch} did not become healthy in ${this.startLimitMs / 1000} s`);
+      }
       await sleep(25);
     }
   }

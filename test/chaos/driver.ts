@@ -29,6 +29,12 @@ interface DrivenSession {
   done: boolean;
 }
 
+/** What the driver acts on: this channel's sessions and every pending ask. */
+export interface DriverSnapshot {
+  sessions: SessionRow[];
+  pending: AskRow[];
+}
+
 export interface DriverCounts {
   sessionsStarted: number;
   mentionsSent: number;
@@ -83,7 +89,10 @@ export class ChaosDriver {
     private readonly options: {
       sender: SlackRequestSender;
       slack: FakeSlackApi;
-      databasePath: string;
+      /** The SQLite file to read the rows from; or `read` instead. */
+      databasePath?: string;
+      /** The rows from elsewhere (a PostgreSQL fleet, read in the background); undefined until first read. */
+      read?: () => DriverSnapshot | undefined;
       activeSessions: number;
       epoch: () => number;
       botUp: () => boolean;
@@ -122,10 +131,10 @@ export class ChaosDriver {
 
   private tick(): void {
     const now = Date.now();
-    const db = this.db();
-    const rows = db.prepare("SELECT * FROM sessions WHERE channel = ?").all(CHAOS_CHANNEL) as SessionRow[];
-    const byThread = new Map(rows.map((row) => [row.thread, row]));
-    const pending = db.prepare("SELECT * FROM asks WHERE status = 'pending'").all() as AskRow[];
+    const snapshot = this.options.read ? this.options.read() : this.readFile();
+    if (!snapshot) return;
+    const byThread = new Map(snapshot.sessions.map((row) => [row.thread, row]));
+    const pending = snapshot.pending;
     const pendingBySession = new Map(pending.map((ask) => [ask.session_id, ask]));
 
     for (const session of this.sessions.values()) {
@@ -334,9 +343,17 @@ export class ChaosDriver {
     );
   }
 
+  private readFile(): DriverSnapshot {
+    const db = this.db();
+    return {
+      sessions: db.prepare("SELECT * FROM sessions WHERE channel = ?").all(CHAOS_CHANNEL) as SessionRow[],
+      pending: db.prepare("SELECT * FROM asks WHERE status = 'pending'").all() as AskRow[],
+    };
+  }
+
   private db(): Database.Database {
     if (!this.reader) {
-      this.reader = new Database(this.options.databasePath, { readonly: true, fileMustExist: true });
+      this.reader = new Database(this.options.databasePath ?? "", { readonly: true, fileMustExist: true });
       this.reader.pragma("busy_timeout = 2000");
     }
     return this.reader;

@@ -32,7 +32,7 @@ export interface SessionRow {
 /** The chaos model's final answer (see chaos-model.ts). */
 const FINAL_ANSWER_PREFIX = "All done for ";
 
-interface MessageRow {
+export interface MessageRow {
   session_id: string;
   seq: number;
   role: "user" | "assistant";
@@ -41,8 +41,23 @@ interface MessageRow {
 
 type Block = { type: string; id?: string; tool_use_id?: string; content?: unknown; text?: string };
 
+/** The stored rows the checks read: from the SQLite file, or loaded elsewhere (PostgreSQL, fleet-reader.ts). */
+export interface StoredRows {
+  /** `ok` when the store is sound (SQLite's integrity_check). */
+  integrity: string;
+  asks: AskRow[];
+  sessions: SessionRow[];
+  /** Ordered by session, then seq. */
+  messages: MessageRow[];
+  /** Only the `ask-…` actions. */
+  audit: Array<{ target: string; action: string }>;
+  toolCalls: ToolCallRow[];
+}
+
 export interface CheckInput {
-  databasePath: string;
+  /** The SQLite file to read; or `rows` instead. */
+  databasePath?: string;
+  rows?: StoredRows;
   slackCalls: readonly RecordedSlackCall[];
   modelRequests: readonly RecordedRequest[];
   modelCalls: readonly ModelCallRecord[];
@@ -76,23 +91,7 @@ export function checkInvariants(input: CheckInput): CheckReport {
   const fail = (text: string) => {
     if (violations.length < 200) violations.push(text);
   };
-  const db = new Database(input.databasePath, { readonly: true, fileMustExist: true });
-  let integrity: string;
-  let asks: AskRow[];
-  let sessions: SessionRow[];
-  let messages: MessageRow[];
-  let audit: Array<{ target: string; action: string }>;
-  let toolCalls: ToolCallRow[];
-  try {
-    integrity = (db.pragma("integrity_check") as Array<{ integrity_check: string }>).map((row) => row.integrity_check).join("; ");
-    asks = db.prepare("SELECT * FROM asks").all() as AskRow[];
-    sessions = db.prepare("SELECT * FROM sessions").all() as SessionRow[];
-    messages = db.prepare("SELECT session_id, seq, role, content FROM messages ORDER BY session_id, seq").all() as MessageRow[];
-    audit = db.prepare("SELECT target, action FROM audit WHERE action LIKE 'ask-%'").all() as Array<{ target: string; action: string }>;
-    toolCalls = db.prepare("SELECT session_id, tool_use_id, name, status FROM tool_calls").all() as ToolCallRow[];
-  } finally {
-    db.close();
-  }
+  const { integrity, asks, sessions, messages, audit, toolCalls } = input.rows ?? readStoredRows(input.databasePath ?? "");
 
   // 5. The file is sound.
   if (integrity !== "ok") fail(`PRAGMA integrity_check: ${integrity}`);
@@ -302,6 +301,23 @@ export function checkInvariants(input: CheckInput): CheckReport {
     );
   }
   return { violations, findings, stats: { ...stats, ...toolStats } };
+}
+
+/** The rows the checks read, from the SQLite file (opened read-only). */
+function readStoredRows(databasePath: string): StoredRows {
+  const db = new Database(databasePath, { readonly: true, fileMustExist: true });
+  try {
+    return {
+      integrity: (db.pragma("integrity_check") as Array<{ integrity_check: string }>).map((row) => row.integrity_check).join("; "),
+      asks: db.prepare("SELECT * FROM asks").all() as AskRow[],
+      sessions: db.prepare("SELECT * FROM sessions").all() as SessionRow[],
+      messages: db.prepare("SELECT session_id, seq, role, content FROM messages ORDER BY session_id, seq").all() as MessageRow[],
+      audit: db.prepare("SELECT target, action FROM audit WHERE action LIKE 'ask-%'").all() as Array<{ target: string; action: string }>,
+      toolCalls: db.prepare("SELECT session_id, tool_use_id, name, status FROM tool_calls").all() as ToolCallRow[],
+    };
+  } finally {
+    db.close();
+  }
 }
 
 /** A tool_result's content as text: ask_user's JSON string, or a tool's text blocks joined. */
