@@ -28,7 +28,7 @@ const KILLS = Math.max(1, Number(process.env.CHAOS_KILLS ?? "12") || 12);
 const ACTIVE_SESSIONS = KILLS >= 100 ? 8 : 5;
 const SEED = Number(process.env.CHAOS_SEED ?? Date.now() % 1_000_000);
 /** A cap, not a target: an epoch takes 8 s on an idle 2-core machine and 15 s or more on a loaded one. */
-const TIMEOUT_MS = 150_000 + KILLS * 9_000;
+const TIMEOUT_MS = 150_000 + KILLS * 12_000;
 const DRAIN_MS = 90_000;
 
 type KillMode = "random" | "before-ack" | "after-ack" | "after-tap" | "card-post" | "mid-model" | "recovery";
