@@ -138,6 +138,8 @@ describe("crash anywhere, on Discord (issue 15)", () => {
         proxyDroppedHeldRequests: proxy.dropped,
         ...report.stats,
         botErrorLines: errorLines.length,
+        /** Lost or doubled asks and answers, sessions left running, cards never shown, an unsound file: all asserted 0. */
+        violations: report.violations.length,
         findings: report.findings,
       };
       console.log(`[chaos] ${JSON.stringify(summary, null, 2)}`);
