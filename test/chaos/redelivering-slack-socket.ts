@@ -29,7 +29,7 @@ interface SocketCounts {
   acks: number;
   /** Events sent again (a new envelope, `retry_attempt` + 1) after their connection closed or their ack timed out. */
   redeliveries: number;
-  /** Events Slack stopped retrying, and interactions whose connection closed before the ack. */
+  /** Events Slack stopped retrying; taps and commands sent with no app connected, or whose connection closed before the ack. */
   abandoned: number;
 }
 
