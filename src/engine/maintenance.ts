@@ -15,6 +15,12 @@ import type { TurnRunner } from "./turn-runner.js";
 export const MAX_RECOVERY_ATTEMPTS = 2;
 /** A card still unposted this long after its ask was written is posted again by the sweeper. */
 export const UNPOSTED_GRACE_MS = 10_000;
+/**
+ * On start, a card or final answer written this recently is posted only once it is this old: another live process
+ * (a fleet) may be posting it this very moment, and looking for its copy before that post lands would post it twice.
+ * A restart alone takes about this long, so what a crash left behind is mostly posted at once.
+ */
+export const STARTUP_POST_GRACE_MS = 3_000;
 export const SWEEP_INTERVAL_MS = 5000;
 /** Event ids are kept a day: far longer than Slack's retries (minutes) or a Discord RESUME replay. */
 export const EVENT_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -124,10 +130,16 @@ export class Maintenance {
     const running: Session[] = [];
     for (const session of await store.listSessionsByStatus("running")) if (await turns.takeLease(session.id)) running.push(session);
     for (const session of running) await this.deps.elicitations.abandonOrphans(session);
-    await this.postPendingReplies(Number.MAX_SAFE_INTEGER);
+    const settled = this.deps.clock() - STARTUP_POST_GRACE_MS;
+    await this.postPendingReplies(settled);
+    track(() => later(STARTUP_POST_GRACE_MS, () => this.postPendingReplies(this.deps.clock() - STARTUP_POST_GRACE_MS)));
     // Post first, then sweep: a question nobody saw must not time out (the sweep skips unposted asks too).
     // Each may have been posted by the process that died before storing its reference: adopted, not posted twice.
-    await Promise.all((await store.listUnpostedAsks()).map((ask) => this.deps.cards.repost(ask.id)));
+    const unposted = await store.listUnpostedAsks();
+    const young = unposted.filter((ask) => ask.createdAt >= settled);
+    await Promise.all(unposted.filter((ask) => ask.createdAt < settled).map((ask) => this.deps.cards.repost(ask.id)));
+    // Posted by whoever wrote it, if alive, by then; repost finds the reference stored and does nothing.
+    for (const ask of young) track(() => later(ask.createdAt - settled, () => this.deps.cards.repost(ask.id)));
     // A crash between a claim and its card update leaves live buttons: settle the endings whose settle is not recorded.
     for (const ask of await store.listUnsettledAsks(this.deps.clock() - RESETTLE_WINDOW_MS, RESETTLE_LIMIT)) {
       const session = await store.getSession(ask.sessionId);
@@ -151,4 +163,8 @@ export class Maintenance {
         );
     }
   }
+}
+
+function later(milliseconds: number, work: () => Promise<void>): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, milliseconds)).then(work);
 }

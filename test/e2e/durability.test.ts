@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { STARTUP_POST_GRACE_MS, UNPOSTED_GRACE_MS } from "../../src/engine/maintenance.js";
 import { ask, FakeAnthropic, lastToolResults, reply } from "../fakes/fake-anthropic.js";
 import { databaseBytes, LogCapture } from "../support/capture.js";
 import { CONVERSATION, EngineHarness, OWNER, tempDatabasePath } from "../support/harness.js";
@@ -50,6 +51,8 @@ describe("durability", () => {
     const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
     await harness.store.commitStep(session!.id, { messages: [answer], usage, end: { outcome: "completed", reply: pending }, now });
     const posted = harness.adapter.messages.length;
+    // A restart takes longer than the start-up grace (a process that just wrote the answer may be posting it).
+    now += STARTUP_POST_GRACE_MS + 1;
     await harness.restart();
     expect(harness.adapter.messages.slice(posted)).toEqual([
       { conversation: CONVERSATION, text: "Second answer.", options: { replyKey: pending.key, mayExist: true } },
@@ -111,11 +114,38 @@ describe("durability", () => {
     fake.script(ask({ type: "confirm", question: "Lost card?" }), reply("Found."));
     await harness.say("go");
     expect(harness.adapter.cards).toHaveLength(0);
+    now += STARTUP_POST_GRACE_MS + 1;
     await harness.restart();
     expect(harness.adapter.cards.map((card) => card.spec.question)).toEqual(["Lost card?"]);
     await harness.engine.answer(harness.lastCard().askId, OWNER, { kind: "option", index: 0 });
     await harness.engine.idle();
     expect(harness.adapter.messages.at(-1)?.text).toBe("Found.");
+  });
+
+  it("a process that starts while another posts a card does not post it again: it looks once the card is a few seconds old", async () => {
+    let release: () => void = () => {};
+    harness.adapter.holdCardPosts = new Promise<void>((resolve) => (release = resolve));
+    fake.script(ask({ type: "confirm", question: "Posted once?" }), reply("Once."));
+    await harness.engine.handleMessage({ eventId: "E-fleet", conversation: CONVERSATION, author: OWNER, text: "go", addressedToBot: true });
+    while ((await harness.store.findSession(CONVERSATION))?.status !== "waiting") await new Promise((resolve) => setTimeout(resolve, 5));
+    // A second process on the same database starts while the first one's card post is in flight.
+    const starting = new EngineHarness(fake, database.path, { clock: () => now });
+    try {
+      await starting.engine.recover();
+      expect(starting.adapter.cards).toEqual([]);
+      release();
+      await harness.engine.idle();
+      expect(harness.adapter.cards.map((card) => card.spec.question)).toEqual(["Posted once?"]);
+      // Its look, STARTUP_POST_GRACE_MS after the ask was written, finds the card posted; so does a later sweep.
+      await starting.engine.idle();
+      now += UNPOSTED_GRACE_MS + 1;
+      await starting.engine.sweep();
+      await starting.engine.idle();
+      expect(starting.adapter.cards).toEqual([]);
+    } finally {
+      release();
+      await starting.close();
+    }
   });
 
   it("a question nobody saw never times out: posted late, it gets its whole time from then", async () => {
