@@ -1,6 +1,6 @@
 import type { RecordedRequest } from "../fakes/fake-anthropic.js";
 import type { ModelCallRecord } from "./chaos-model.js";
-import type { ProcessLife, SlackCallByMember } from "./fleet-chaos-rig.js";
+import type { ProcessLife } from "./fleet-chaos-rig.js";
 
 export interface TurnReport {
   violations: string[];
@@ -72,45 +72,4 @@ function carriesAnswer(request: RecordedRequest, previousLength: number, toolUse
   if (message?.role !== "assistant") return false;
   const content = JSON.stringify(message.content);
   return toolUseId === undefined ? content.includes(`All done for ${label}.`) : content.includes(JSON.stringify(toolUseId));
-}
-
-/** How long after answering /healthz a process may still be in its start-up recovery. */
-const RECOVERY_WINDOW_MS = 3000;
-/** Two posts of one card this close together were racing. */
-const RACE_MS = 2000;
-
-/**
- * Cards posted more than once because a process starting up reposted, as a crash's leftover, a card that a live
- * process had just committed and was posting itself (Maintenance.recover reposts every unposted ask at once, and its
- * look for an existing card ran before the live process's post landed): two members posted the ask's card, one of
- * them within its start-up, both within RACE_MS. Returns the extra posts so explained, and the asks. Any other extra
- * post fails the suite.
- */
-export function startupRaceCardPosts(
-  log: readonly SlackCallByMember[],
-  lives: readonly ProcessLife[],
-): { extraPosts: number; asks: string[] } {
-  const postsByAsk = new Map<string, SlackCallByMember[]>();
-  for (const entry of log) {
-    if (entry.method !== "chat.postMessage" || entry.askId === undefined || !entry.outcome?.includes('"ok":true')) continue;
-    postsByAsk.set(entry.askId, [...(postsByAsk.get(entry.askId) ?? []), entry]);
-  }
-  const inStartUp = (entry: SlackCallByMember) =>
-    lives.some(
-      (life) =>
-        life.member === entry.member &&
-        life.startedAt <= entry.at &&
-        entry.at <= (life.healthyAt ?? life.endedAt ?? Number.POSITIVE_INFINITY) + RECOVERY_WINDOW_MS,
-    );
-  let extraPosts = 0;
-  const asks: string[] = [];
-  for (const [askId, posts] of postsByAsk) {
-    const spanMs = (posts.at(-1)?.at ?? 0) - (posts[0]?.at ?? 0);
-    // A race, not a card left by a dead process and missed by the look: a repost comes 4 s (a start-up) or 10 s (the
-    // sweeper's grace) after the post it should have adopted.
-    if (posts.length < 2 || new Set(posts.map((post) => post.member)).size < 2 || !posts.some(inStartUp) || spanMs > RACE_MS) continue;
-    extraPosts += posts.length - 1;
-    asks.push(askId);
-  }
-  return { extraPosts, asks };
 }
