@@ -1,4 +1,5 @@
 import type Database from "better-sqlite3";
+import { asSessionId } from "../src/ports/ids.js";
 import type { Ask, ConversationRef, PendingReply, Session, SessionStatus } from "../src/ports/session-store.js";
 import { type AskRow, type SessionRow, toAsk, toSession } from "./sqlite-rows.js";
 
@@ -38,7 +39,9 @@ export class SqliteMaintenance {
   }
 
   listPendingReplies(before: number, limit: number): PendingReply[] {
-    return this.statements.pendingReplies.all(before, limit).map((row) => ({ key: row.key, sessionId: row.session_id, text: row.text }));
+    return this.statements.pendingReplies
+      .all(before, limit)
+      .map((row) => ({ key: row.key, sessionId: asSessionId(row.session_id), text: row.text }));
   }
 
   listUnsettledAsks(since: number, limit: number): Ask[] {

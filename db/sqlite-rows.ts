@@ -1,5 +1,6 @@
+import { asAskId, asSessionId, asUserId } from "../src/ports/ids.js";
 import type { Ask, Session, SessionStatus, ToolCallRecord } from "../src/ports/session-store.js";
-import { checkVersion, readAnswer, readSiblingResults, readSpec, readToolResult } from "./records.js";
+import { checkVersion, readAnswer, readPlatform, readSiblingResults, readSpec, readToolResult } from "./records.js";
 
 /** A sessions row. */
 export interface SessionRow {
@@ -86,9 +87,9 @@ export interface AskRow {
 export function toSession(row: SessionRow): Session {
   checkVersion("session", row.v);
   return {
-    id: row.id,
-    conversation: { platform: row.platform, workspace: row.workspace, channel: row.channel, thread: row.thread },
-    ownerId: row.owner_id,
+    id: asSessionId(row.id),
+    conversation: { platform: readPlatform(row.platform), workspace: row.workspace, channel: row.channel, thread: row.thread },
+    ownerId: asUserId(row.owner_id),
     status: row.status,
     lastOutcome: row.last_outcome,
     lastError: row.last_error,
@@ -111,7 +112,7 @@ export function toSession(row: SessionRow): Session {
 export function toToolCall(row: ToolCallRow): ToolCallRecord {
   checkVersion("tool call", row.v);
   return {
-    sessionId: row.session_id,
+    sessionId: asSessionId(row.session_id),
     toolUseId: row.tool_use_id,
     name: row.name,
     argumentsHash: row.arguments_hash,
@@ -125,8 +126,8 @@ export function toToolCall(row: ToolCallRow): ToolCallRecord {
 export function toAsk(row: AskRow): Ask {
   checkVersion("ask", row.v);
   return {
-    id: row.id,
-    sessionId: row.session_id,
+    id: asAskId(row.id),
+    sessionId: asSessionId(row.session_id),
     toolUseId: row.tool_use_id,
     spec: readSpec(row.spec),
     status: row.status,
@@ -134,7 +135,7 @@ export function toAsk(row: AskRow): Ask {
     cardRef: row.card_ref,
     deadline: row.deadline,
     answer: readAnswer(row.answer),
-    answeredBy: row.answered_by,
+    answeredBy: row.answered_by === null ? null : asUserId(row.answered_by),
     createdAt: row.created_at,
     endedAt: row.ended_at,
   };

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { ExternalAsk, ExternalCreate, NewExternalAsk, StoredToken } from "../src/ports/api-store.js";
+import { asAskId, asSessionId } from "../src/ports/ids.js";
 import type { PurgeCounts, SessionFilter, Storage, StoreStats } from "../src/ports/maintenance-store.js";
 import {
   type Ask,
@@ -117,8 +118,8 @@ export class SqliteSessionStore extends SqliteHotPath implements Storage {
           now: input.now,
         });
         this.statements.waitOnExternal.run(input.now, session.id);
-        this.api.insert({ ...input, askId: ask.id });
-        return { kind: "created", askId: ask.id, sessionId: session.id };
+        this.api.insert({ ...input, askId: asAskId(ask.id) });
+        return { kind: "created", askId: asAskId(ask.id), sessionId: asSessionId(session.id) };
       })
       .immediate();
   }

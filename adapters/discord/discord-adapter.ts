@@ -15,6 +15,7 @@ import {
   ThreadAutoArchiveDuration,
 } from "discord.js";
 import type { AdminHandler, Conversation, ServingAdapter } from "../../src/ports/conversation.js";
+import type { SessionId } from "../../src/ports/ids.js";
 import type { Logger } from "../../src/ports/logger.js";
 import type { AskPlace, CardView, PostCardOptions, ProgressView, ReplyOptions, Settlement } from "../../src/ports/platform-adapter.js";
 import type { RichText } from "../../src/ports/rich-text.js";
@@ -290,7 +291,7 @@ export class DiscordAdapter implements ServingAdapter {
   }
 }
 
-function stopRow(sessionId: string): ActionRowBuilder<ButtonBuilder> {
+function stopRow(sessionId: SessionId): ActionRowBuilder<ButtonBuilder> {
   return new ActionRowBuilder<ButtonBuilder>().addComponents(
     new ButtonBuilder()
       .setCustomId(componentId({ kind: "stop", sessionId }))

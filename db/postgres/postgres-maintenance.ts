@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { asSessionId } from "../../src/ports/ids.js";
 import type { MaintenanceStore } from "../../src/ports/maintenance-store.js";
 import type { Ask, ConversationRef, PendingReply, Session, SessionStatus } from "../../src/ports/session-store.js";
 import { translated } from "./postgres-errors.js";
@@ -16,7 +17,7 @@ export class PostgresMaintenance implements MaintenanceStore {
 
   async listPendingReplies(before: number, limit: number): Promise<PendingReply[]> {
     const { rows } = await this.query<{ key: string; session_id: string; text: string }>(SQL.pendingReplies, [before, limit]);
-    return rows.map((row) => ({ key: row.key, sessionId: row.session_id, text: row.text }));
+    return rows.map((row) => ({ key: row.key, sessionId: asSessionId(row.session_id), text: row.text }));
   }
 
   async listUnsettledAsks(since: number, limit: number): Promise<Ask[]> {

@@ -7,6 +7,7 @@ import { buildSystemPrompt } from "../loop/system-prompt.js";
 import type { ApiStore } from "../ports/api-store.js";
 import type { AskApi } from "../ports/ask-api.js";
 import type { Actor, AnswerOutcome, Conversation, InboundMessage, MessageOutcome, OpenAnswer, StopOutcome } from "../ports/conversation.js";
+import type { Platform } from "../ports/ids.js";
 import type { MaintenanceStore } from "../ports/maintenance-store.js";
 import type { CardView, PlatformAdapter } from "../ports/platform-adapter.js";
 import type { Ask, ConversationRef, Session, SessionStore } from "../ports/session-store.js";
@@ -205,7 +206,7 @@ export class Engine implements Conversation {
     return { ok: true, card: this.cards.view(found.ask, found.session) };
   }
 
-  async recentConversations(platform: string): Promise<{ since: number; conversations: ConversationRef[] }> {
+  async recentConversations(platform: Platform): Promise<{ since: number; conversations: ConversationRef[] }> {
     // Well within the event ids' retention: a message older than that which came back would not be known as seen.
     const since = this.clock() - CATCH_UP_WINDOW_MS;
     return { since, conversations: await this.store.listRecentConversations(platform, since, CATCH_UP_LIMIT) };

@@ -1,3 +1,4 @@
+import { asSessionId, asUserId } from "../ports/ids.js";
 import type { ChatMessage, ToolResultBlock } from "../ports/model-client.js";
 import {
   type Ask,
@@ -116,7 +117,7 @@ export class MemoryHotPath implements SessionStore {
     }
     if (!step.end) return { nextTurn: false };
     if (step.end.reply && !this.tables.replies.has(step.end.reply.key))
-      this.tables.replies.set(step.end.reply.key, { reply: { ...step.end.reply, sessionId }, createdAt: step.now });
+      this.tables.replies.set(step.end.reply.key, { reply: { ...step.end.reply, sessionId: asSessionId(sessionId) }, createdAt: step.now });
     const queued = this.tables.queueOf(sessionId).splice(0);
     const next = endTransition(step.end.outcome, queued.length);
     session.status = next.status;
@@ -154,7 +155,7 @@ export class MemoryHotPath implements SessionStore {
     if (ask?.status !== "pending") return undefined;
     ask.status = resolution.status;
     ask.answer = resolution.answer ? copy(resolution.answer) : null;
-    ask.answeredBy = resolution.answeredBy;
+    ask.answeredBy = resolution.answeredBy === null ? null : asUserId(resolution.answeredBy);
     ask.endedAt = resolution.now;
     const session = this.tables.mustGet(ask.sessionId);
     if (resolution.resultMessage) this.tables.messages.get(ask.sessionId)!.push(copy(resolution.resultMessage));
@@ -199,7 +200,7 @@ export class MemoryHotPath implements SessionStore {
     const key = `${call.sessionId}:${call.toolUseId}`;
     if (this.tables.toolCalls.has(key)) return false;
     this.tables.toolCalls.set(key, {
-      sessionId: call.sessionId,
+      sessionId: asSessionId(call.sessionId),
       toolUseId: call.toolUseId,
       name: call.name,
       argumentsHash: call.argumentsHash,

@@ -1,4 +1,5 @@
 import type { ApiStore, ExternalAsk, ExternalCreate, NewExternalAsk, StoredToken } from "../ports/api-store.js";
+import { asAskId } from "../ports/ids.js";
 import type { PurgeCounts, SessionFilter, Storage, StoreStats } from "../ports/maintenance-store.js";
 import {
   type Ask,
@@ -90,7 +91,7 @@ export class MemorySessionStore extends MemoryHotPath implements Storage, ApiSto
     target.status = "waiting";
     target.updatedAt = input.now;
     api.add({
-      askId: input.ask.id,
+      askId: asAskId(input.ask.id),
       token: input.token,
       metadata: copy(input.metadata),
       callbackUrl: input.callbackUrl,
@@ -101,7 +102,7 @@ export class MemorySessionStore extends MemoryHotPath implements Storage, ApiSto
       callbackDoneAt: null,
       callbackOutcome: null,
     });
-    return { kind: "created", askId: input.ask.id, sessionId: target.id };
+    return { kind: "created", askId: asAskId(input.ask.id), sessionId: target.id };
   }
 
   async getExternalAsk(askId: string): Promise<ExternalAsk | undefined> {

@@ -1,3 +1,4 @@
+import { asSessionId, asUserId } from "../ports/ids.js";
 import type { ChatMessage } from "../ports/model-client.js";
 import {
   type Ask,
@@ -35,9 +36,9 @@ export class MemoryTables {
     const existing = this.byKey.get(key);
     if (existing) return this.sessions.get(existing)!;
     const session: Session = {
-      id: input.id,
+      id: asSessionId(input.id),
       conversation: { ...input.conversation },
-      ownerId: input.ownerId,
+      ownerId: asUserId(input.ownerId),
       status: "idle",
       lastOutcome: null,
       lastError: null,
