@@ -40,9 +40,9 @@ export interface DiscordAdapterOptions {
   token: string;
   applicationId: string;
   /** REST base, `https://discord.com/api` by default; the gateway URL is discovered through `GET /gateway/bot`. */
-  apiUrl?: string;
+  apiUrl?: string | undefined;
   /** The guild `/parley` is registered in for instant updates; see scripts/register-commands.ts. */
-  guildId?: string;
+  guildId?: string | undefined;
   logger: Logger;
   /** Ask for the privileged MessageContent intent (default true). Without it, mentions and replies to the bot still work. */
   messageContent?: boolean;

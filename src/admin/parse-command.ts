@@ -13,7 +13,7 @@ export type AdminCommand =
   | { name: "answer"; askId: string; value: string }
   | { name: "retry"; sessionId: string }
   | { name: "stats" }
-  | { name: "config"; key?: ConfigKey; value?: string }
+  | { name: "config"; key?: ConfigKey; value?: string | undefined }
   | { name: "purge"; olderThanDays: number }
   | { name: "tools"; rule?: PolicyRule }
   | { name: "tokens"; command: TokenCommand }
@@ -88,7 +88,7 @@ export function parseCommand(text: string): ParseResult {
       const key = rest[0]!.toLowerCase();
       if (!(CONFIG_KEYS as readonly string[]).includes(key)) return usage("config", `Unknown setting "${rest[0]!.slice(0, 40)}"`);
       if (rest.length > 2) return usage("config", "Give one value");
-      return { ok: true, command: { name: "config", key: key as ConfigKey, ...(rest[1] !== undefined ? { value: rest[1] } : {}) } };
+      return { ok: true, command: { name: "config", key: key as ConfigKey, value: rest[1] } };
     }
     case "purge": {
       if (rest.length !== 2 || rest[0] !== "--older-than") return usage("purge");

@@ -64,7 +64,7 @@ export class Engine implements Conversation {
     const rules = deps.toolRules ?? new ToolRules([], undefined);
     this.catalog = new ToolCatalog({
       builtIns: deps.tools ?? [],
-      ...(deps.toolProvider ? { provider: deps.toolProvider } : {}),
+      provider: deps.toolProvider,
       rules: () => rules.get(),
     });
     // Built in dependency order: each collaborator gets only what already exists.
@@ -110,7 +110,7 @@ export class Engine implements Conversation {
       settings: this.settings,
       endings: this.endings,
       envTokens: deps.apiTokens ?? [],
-      ...(deps.callbackSender ? { callbackSender: deps.callbackSender } : {}),
+      callbackSender: deps.callbackSender,
       clock: this.clock,
       track,
       logger: this.logger,
@@ -154,7 +154,7 @@ export class Engine implements Conversation {
     if (!this.rules.mayAnswer(session, actor, ask))
       return { kind: "not-allowed", notice: this.rules.whoMayAnswer(session, "answer or stop", ask) };
     const check = checkAnswer(ask.spec, input);
-    if (!check.ok) return { kind: "invalid", message: check.message, ...(check.fieldErrors ? { fieldErrors: check.fieldErrors } : {}) };
+    if (!check.ok) return { kind: "invalid", message: check.message, fieldErrors: check.fieldErrors };
     const masked = maskAnswer(ask.spec, check.value);
     return this.resolver.resolve(ask, session, {
       status: "answered",

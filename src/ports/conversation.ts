@@ -30,7 +30,7 @@ export type MessageOutcome = "duplicate" | "ignored" | "started" | "queued" | "a
 
 export type AnswerOutcome =
   | { kind: "accepted" }
-  | { kind: "invalid"; message: string; fieldErrors?: Record<string, string> }
+  | { kind: "invalid"; message: string; fieldErrors?: Record<string, string> | undefined }
   | { kind: "not-allowed"; notice: RichText }
   | { kind: "already-ended"; status: AskStatus }
   | { kind: "unknown-ask" };

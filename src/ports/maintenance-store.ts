@@ -4,9 +4,9 @@ import type { TokenUsage } from "./model-client.js";
 import type { Ask, AskStatus, ConversationRef, PendingReply, Session, SessionStatus, SessionStore } from "./session-store.js";
 
 export interface SessionFilter {
-  status?: SessionStatus;
-  channel?: string;
-  ownerId?: string;
+  status?: SessionStatus | undefined;
+  channel?: string | undefined;
+  ownerId?: string | undefined;
   limit: number;
   offset: number;
 }

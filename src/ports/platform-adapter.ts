@@ -20,8 +20,8 @@ export interface CardView {
 export interface Settlement {
   status: Exclude<AskStatus, "pending">;
   /** The answer as text, masked; absent for cancel and timeout. */
-  answerText?: string;
-  by?: string;
+  answerText?: string | undefined;
+  by?: string | undefined;
   byAdmin?: boolean;
   stopped?: boolean;
 }
@@ -65,7 +65,7 @@ export function turnKeyOf(session: { id: string; turnCount: number }): string {
 /** Where an ask from the API goes: a channel, and a thread in it or a new one that starts with `opener`. */
 export interface AskPlace {
   channel: string;
-  thread?: string;
+  thread?: string | undefined;
   opener: RichText;
   /** Plain words naming the question, for a platform that titles threads (Discord). */
   title: string;

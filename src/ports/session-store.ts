@@ -121,7 +121,7 @@ export interface AskResolution {
   resultMessage: ChatMessage | null;
   /** `running` resumes the loop; `idle` ends the turn (Stop); null leaves the session as it is (an elicitation). */
   sessionStatus: "running" | "idle" | null;
-  outcome?: TurnOutcome;
+  outcome?: TurnOutcome | undefined;
   /** Written in the same transaction as the claim. */
   audit: AuditEntry;
   now: number;
