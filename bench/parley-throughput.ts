@@ -8,7 +8,7 @@ import { priorHistory, ScriptedModel, summarise, type ThroughputResult, type Wor
 
 /** Draws nothing; remembers the newest card of each session so the bench can answer it. */
 export class BenchAdapter implements PlatformAdapter {
-  readonly platform = "bench";
+  readonly platform = "slack";
   readonly latestCard = new Map<string, CardView>();
   async postCard(card: CardView): Promise<string> {
     this.latestCard.set(card.sessionId, card);
@@ -43,7 +43,7 @@ export async function parleyThroughput(
   const latencies: number[] = [];
   let elapsed = 0;
   for (let index = 0; index < workload.sessions; index++) {
-    const conversation = { platform: "bench", workspace: "T", channel: "C", thread: `t${index}` };
+    const conversation = { platform: "slack" as const, workspace: "T", channel: "C", thread: `t${index}` };
     const session = await store.createSession({ id: `S${index}`, conversation, ownerId: OWNER.id, now: Date.now() });
     if (prior.length > 0)
       await store.commitStep(session.id, { messages: prior, usage: ZERO, end: { outcome: "completed" }, now: Date.now() });

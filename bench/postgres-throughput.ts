@@ -38,7 +38,7 @@ async function cycle(store: SessionStore, index: number): Promise<void> {
   const askId = `A${index}`;
   const toolUseId = `toolu_${index}`;
   const now = Date.now();
-  const conversation = { platform: "bench", workspace: "T", channel: "C", thread: `t${index}` };
+  const conversation = { platform: "slack" as const, workspace: "T", channel: "C", thread: `t${index}` };
   await timed("createSession", () => store.createSession({ id, conversation, ownerId: "U", now }));
   const message = { role: "user" as const, content: [{ type: "text" as const, text: "deploy the release" }] };
   await timed("startTurnOrQueue", () => store.startTurnOrQueue(id, message, now, `E${index}`));

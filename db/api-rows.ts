@@ -1,4 +1,5 @@
 import type { ExternalAsk, StoredToken } from "../src/ports/api-store.js";
+import { asAskId } from "../src/ports/ids.js";
 
 /** An api_asks row, as both databases return it (PostgreSQL's BIGINT parsed to number, see postgres/postgres-pool.ts). */
 export interface ApiAskRow {
@@ -24,7 +25,7 @@ export interface TokenRow {
 
 export function toExternal(row: ApiAskRow): ExternalAsk {
   return {
-    askId: row.ask_id,
+    askId: asAskId(row.ask_id),
     token: row.token,
     metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as unknown),
     callbackUrl: row.callback_url,

@@ -1,5 +1,6 @@
 import { type AskSpec, FIELD_TYPES, STORED_ASK_TYPES } from "../src/ask/spec.js";
 import { StoreError } from "../src/ports/errors.js";
+import { type Platform, parsePlatform } from "../src/ports/ids.js";
 import type { ChatMessage, ToolResultBlock } from "../src/ports/model-client.js";
 import type { AskAnswer } from "../src/ports/session-store.js";
 
@@ -88,6 +89,13 @@ function read<T>(kind: string, guard: Guard, text: string): T {
   const value: unknown = JSON.parse(text);
   if (!guard(value)) throw new StoreError("corrupt-row", `${kind} row does not match its schema`);
   return value as T;
+}
+
+/** A stored platform name, checked: a row naming a platform this Parley does not know is corrupt, not guessed. */
+export function readPlatform(text: string): Platform {
+  const platform = parsePlatform(text);
+  if (platform === undefined) throw new StoreError("corrupt-row", `session row names an unknown platform ${JSON.stringify(text)}`);
+  return platform;
 }
 
 export const readContent = (text: string) => read<ChatMessage["content"]>("message", arrayOf(isBlock), text);

@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import type { PurgeCounts, SessionFilter, StoreStats } from "../src/ports/maintenance-store.js";
-import type { AskStatus, SessionStatus } from "../src/ports/session-store.js";
+import type { Ask, AskStatus, Session, SessionStatus } from "../src/ports/session-store.js";
+import { type AskRow, type SessionRow, toAsk, toSession } from "./sqlite-rows.js";
 
 const SESSION_STATUSES: SessionStatus[] = ["idle", "running", "waiting", "failed"];
 const ASK_STATUSES: AskStatus[] = ["pending", "answered", "cancelled", "expired"];
@@ -30,13 +31,14 @@ export class SqliteAdminQueries {
       deleteQueued: db.prepare("DELETE FROM queued_messages WHERE session_id = ?"),
       deleteToolCalls: db.prepare("DELETE FROM tool_calls WHERE session_id = ?"),
       deleteSession: db.prepare("DELETE FROM sessions WHERE id = ? AND status IN ('idle', 'failed')"),
+      asksOfSession: db.prepare<[string], AskRow>("SELECT * FROM asks WHERE session_id = ? ORDER BY created_at, id"),
       settings: db.prepare<[], { key: string; value: string }>("SELECT key, value FROM settings"),
       saveSetting: db.prepare("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value"),
     };
   }
 
   /** Builds the filtered listing; the WHERE clause only ever holds fixed fragments with bound values. */
-  listSessionRows<Row>(filter: SessionFilter): Row[] {
+  listSessions(filter: SessionFilter): Session[] {
     const where: string[] = [];
     const values: Array<string | number> = [];
     if (filter.status) {
@@ -52,7 +54,12 @@ export class SqliteAdminQueries {
       values.push(filter.ownerId);
     }
     const sql = `SELECT * FROM sessions ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY updated_at DESC, id LIMIT ? OFFSET ?`;
-    return this.db.prepare(sql).all(...values, filter.limit, filter.offset) as Row[];
+    const rows = this.db.prepare(sql).all(...values, filter.limit, filter.offset) as SessionRow[];
+    return rows.map(toSession);
+  }
+
+  listAsks(sessionId: string): Ask[] {
+    return this.statements.asksOfSession.all(sessionId).map(toAsk);
   }
 
   stats(): StoreStats {

@@ -23,7 +23,7 @@ const { registerParleyCommand } = await import("../adapters/discord/register-com
 const where = await registerParleyCommand({
   token: DISCORD_TOKEN,
   applicationId: DISCORD_APPLICATION_ID,
-  ...(DISCORD_API_URL ? { apiUrl: DISCORD_API_URL } : {}),
-  ...(DISCORD_GUILD_ID ? { guildId: DISCORD_GUILD_ID } : {}),
+  apiUrl: DISCORD_API_URL,
+  guildId: DISCORD_GUILD_ID,
 });
 console.log(`/parley registered ${where}.`);

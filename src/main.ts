@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     // A compatible server behind ANTHROPIC_BASE_URL may need no key; the SDK still wants one.
     apiKey: config.ANTHROPIC_API_KEY ?? "unused",
     model: config.ANTHROPIC_MODEL,
-    ...(config.ANTHROPIC_BASE_URL ? { baseURL: config.ANTHROPIC_BASE_URL } : {}),
+    baseURL: config.ANTHROPIC_BASE_URL,
   });
   const storedSettings = await store.loadSettings();
   const toolProvider = await mcpToolProvider(config, logger);
@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     adapters: terminal ? [terminal] : platforms,
     logger,
     tools: [CURRENT_TIME_TOOL],
-    ...(toolProvider ? { toolProvider } : {}),
+    toolProvider,
     toolRules,
     toolTimeoutSeconds: config.TOOL_TIMEOUT_S,
     modelRetry: { maxWaitMs: config.MODEL_RETRY_MAX_S * 1000 },
@@ -161,8 +161,8 @@ async function platformAdapters(config: Config, logger: Logger, routes: HttpRout
         botToken: config.SLACK_BOT_TOKEN,
         // Unused in Socket Mode, where Slack's WebSocket replaces request signing.
         signingSecret: config.SLACK_SIGNING_SECRET ?? "",
-        ...(config.SLACK_APP_TOKEN ? { appToken: config.SLACK_APP_TOKEN } : {}),
-        ...(config.SLACK_API_URL ? { apiUrl: config.SLACK_API_URL } : {}),
+        appToken: config.SLACK_APP_TOKEN,
+        apiUrl: config.SLACK_API_URL,
         port: config.PORT,
         host: config.HOST,
         logger,
@@ -176,8 +176,8 @@ async function platformAdapters(config: Config, logger: Logger, routes: HttpRout
       new DiscordAdapter({
         token: config.DISCORD_TOKEN,
         applicationId: config.DISCORD_APPLICATION_ID,
-        ...(config.DISCORD_API_URL ? { apiUrl: config.DISCORD_API_URL } : {}),
-        ...(config.DISCORD_GUILD_ID ? { guildId: config.DISCORD_GUILD_ID } : {}),
+        apiUrl: config.DISCORD_API_URL,
+        guildId: config.DISCORD_GUILD_ID,
         messageContent: config.DISCORD_MESSAGE_CONTENT,
         logger,
       }),

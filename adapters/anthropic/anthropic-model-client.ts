@@ -5,7 +5,7 @@ import { toModelError } from "./to-model-error.js";
 export interface AnthropicModelClientOptions {
   apiKey: string;
   model: string;
-  baseURL?: string;
+  baseURL?: string | undefined;
   maxRetries?: number;
   timeoutMs?: number;
 }

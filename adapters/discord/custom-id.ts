@@ -1,25 +1,24 @@
+import { type AskId, asAskId, asSessionId, type SessionId } from "../../src/ports/ids.js";
+
 /**
  * Component custom ids carry only an ask id (or session id) and an index, never option text:
  * Discord caps them at 100 characters, and the ask itself lives in the store.
  */
 export type ComponentAction =
-  | { kind: "option"; askId: string; index: number }
-  | { kind: "pick"; askId: string; group: number }
-  | { kind: "multi"; askId: string; group: number }
-  | { kind: "done"; askId: string }
-  | { kind: "cancel"; askId: string }
-  | { kind: "continue"; askId: string }
-  | { kind: "open"; askId: string; part: number }
-  | { kind: "other"; askId: string }
+  | { kind: "option"; askId: AskId; index: number }
+  | { kind: "pick"; askId: AskId; group: number }
+  | { kind: "multi"; askId: AskId; group: number }
+  | { kind: "done"; askId: AskId }
+  | { kind: "cancel"; askId: AskId }
+  | { kind: "continue"; askId: AskId }
+  | { kind: "open"; askId: AskId; part: number }
+  | { kind: "other"; askId: AskId }
   /** "Show all arguments" on an approval card: `ask:<askId>:args`, answered with a private file. */
-  | { kind: "arguments"; askId: string }
-  | { kind: "stop"; sessionId: string };
+  | { kind: "arguments"; askId: AskId }
+  | { kind: "stop"; sessionId: SessionId };
 
 /** What a submitted modal was for: the free-text answer, the "Other…" text, or one part of a form. */
-export type ModalTarget =
-  | { kind: "text"; askId: string }
-  | { kind: "other"; askId: string }
-  | { kind: "part"; askId: string; part: number };
+export type ModalTarget = { kind: "text"; askId: AskId } | { kind: "other"; askId: AskId } | { kind: "part"; askId: AskId; part: number };
 
 const ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 const INDEX_PATTERN = /^\d{1,3}$/;
@@ -49,9 +48,11 @@ export function modalId(target: ModalTarget): string {
 /** Parses a component custom id; anything not made by `componentId` is `undefined`. */
 export function parseComponentId(customId: string): ComponentAction | undefined {
   const parts = customId.split(":");
-  if (parts[0] === "stop" && parts.length === 2 && ID_PATTERN.test(parts[1] ?? "")) return { kind: "stop", sessionId: parts[1]! };
-  const [prefix, askId, verb, index] = parts;
-  if (prefix !== "ask" || askId === undefined || !ID_PATTERN.test(askId) || verb === undefined) return undefined;
+  if (parts[0] === "stop" && parts.length === 2 && ID_PATTERN.test(parts[1] ?? ""))
+    return { kind: "stop", sessionId: asSessionId(parts[1]!) };
+  const [prefix, rawAskId, verb, index] = parts;
+  if (prefix !== "ask" || rawAskId === undefined || !ID_PATTERN.test(rawAskId) || verb === undefined) return undefined;
+  const askId = asAskId(rawAskId);
   if (parts.length === 3) {
     if (verb === "done" || verb === "cancel" || verb === "continue" || verb === "other") return { kind: verb, askId };
     if (verb === "open") return { kind: "open", askId, part: 0 };
@@ -67,8 +68,9 @@ export function parseComponentId(customId: string): ComponentAction | undefined 
 }
 
 export function parseModalId(customId: string): ModalTarget | undefined {
-  const [prefix, askId, verb, index, ...rest] = customId.split(":");
-  if (prefix !== "modal" || askId === undefined || !ID_PATTERN.test(askId) || rest.length > 0) return undefined;
+  const [prefix, rawAskId, verb, index, ...rest] = customId.split(":");
+  if (prefix !== "modal" || rawAskId === undefined || !ID_PATTERN.test(rawAskId) || rest.length > 0) return undefined;
+  const askId = asAskId(rawAskId);
   if ((verb === "text" || verb === "other") && index === undefined) return { kind: verb, askId };
   if (verb === "part" && index !== undefined && INDEX_PATTERN.test(index)) return { kind: "part", askId, part: Number(index) };
   return undefined;

@@ -15,6 +15,7 @@ import {
   ThreadAutoArchiveDuration,
 } from "discord.js";
 import type { AdminHandler, Conversation, ServingAdapter } from "../../src/ports/conversation.js";
+import type { SessionId } from "../../src/ports/ids.js";
 import type { Logger } from "../../src/ports/logger.js";
 import type { AskPlace, CardView, PostCardOptions, ProgressView, ReplyOptions, Settlement } from "../../src/ports/platform-adapter.js";
 import type { RichText } from "../../src/ports/rich-text.js";
@@ -40,9 +41,9 @@ export interface DiscordAdapterOptions {
   token: string;
   applicationId: string;
   /** REST base, `https://discord.com/api` by default; the gateway URL is discovered through `GET /gateway/bot`. */
-  apiUrl?: string;
+  apiUrl?: string | undefined;
   /** The guild `/parley` is registered in for instant updates; see scripts/register-commands.ts. */
-  guildId?: string;
+  guildId?: string | undefined;
   logger: Logger;
   /** Ask for the privileged MessageContent intent (default true). Without it, mentions and replies to the bot still work. */
   messageContent?: boolean;
@@ -262,7 +263,7 @@ export class DiscordAdapter implements ServingAdapter {
   }
 }
 
-function stopRow(sessionId: string): ActionRowBuilder<ButtonBuilder> {
+function stopRow(sessionId: SessionId): ActionRowBuilder<ButtonBuilder> {
   return new ActionRowBuilder<ButtonBuilder>().addComponents(
     new ButtonBuilder()
       .setCustomId(componentId({ kind: "stop", sessionId }))

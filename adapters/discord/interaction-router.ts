@@ -10,6 +10,7 @@ import {
 import type { AnswerInput } from "../../src/ask/answer.js";
 import { DENY_REASON_FIELD } from "../../src/ask/approval.js";
 import type { Actor, AnswerOutcome, Conversation } from "../../src/ports/conversation.js";
+import type { AskId } from "../../src/ports/ids.js";
 import { answerNotice, stopNotice } from "../../src/ports/notices.js";
 import type { RichText } from "../../src/ports/rich-text.js";
 import type { AnswerDrafts } from "./answer-drafts.js";
@@ -70,11 +71,11 @@ export class InteractionRouter {
     }
   }
 
-  private async answer(askId: string, actor: Actor, input: AnswerInput): Promise<string | undefined> {
+  private async answer(askId: AskId, actor: Actor, input: AnswerInput): Promise<string | undefined> {
     return this.settleDrafts(askId, await this.conversation.answer(askId, actor, input));
   }
 
-  private settleDrafts(askId: string, outcome: AnswerOutcome): string | undefined {
+  private settleDrafts(askId: AskId, outcome: AnswerOutcome): string | undefined {
     if (outcome.kind === "accepted" || outcome.kind === "already-ended") this.drafts.forget(askId);
     return notice(answerNotice(outcome));
   }
@@ -83,7 +84,7 @@ export class InteractionRouter {
    * Reading an approval's arguments changes nothing, so anyone who sees the card may; the ask must still be the
    * one its conversation waits on. The file may take a moment to upload, so the reply is deferred first.
    */
-  private async showArguments(interaction: ButtonInteraction | StringSelectMenuInteraction, askId: string): Promise<void> {
+  private async showArguments(interaction: ButtonInteraction | StringSelectMenuInteraction, askId: AskId): Promise<void> {
     await interaction.deferReply({ flags: MessageFlags.Ephemeral });
     const conversation = conversationFrom(interactionFacts(interaction));
     const card = conversation ? await this.conversation.pendingCard(conversation) : undefined;

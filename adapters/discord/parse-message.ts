@@ -1,7 +1,8 @@
 import type { InboundMessage } from "../../src/ports/conversation.js";
+import type { Platform } from "../../src/ports/ids.js";
 import { DISCORD_LIMITS, truncate } from "./discord-limits.js";
 
-export const PLATFORM = "discord";
+export const PLATFORM: Platform = "discord";
 export const DM_WORKSPACE = "dm";
 
 /** The facts about one gateway message that decide where it goes, read off discord.js's Message. */

@@ -8,8 +8,8 @@ import { parleyCommandDefinition } from "./parley-command.js";
 export async function registerParleyCommand(options: {
   token: string;
   applicationId: string;
-  apiUrl?: string;
-  guildId?: string;
+  apiUrl?: string | undefined;
+  guildId?: string | undefined;
 }): Promise<string> {
   const rest = new REST({ api: options.apiUrl ?? "https://discord.com/api" }).setToken(options.token);
   const route = options.guildId

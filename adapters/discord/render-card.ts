@@ -8,6 +8,7 @@ import {
 } from "discord.js";
 import { APPROVE_LABEL, CARD_ARGUMENT_CHARS, DENY_LABEL } from "../../src/ask/approval.js";
 import type { AskOption, AskSpec } from "../../src/ask/spec.js";
+import type { AskId } from "../../src/ports/ids.js";
 import type { CardView } from "../../src/ports/platform-adapter.js";
 import { checkMessagePayload } from "./check-payload.js";
 import { componentId } from "./custom-id.js";
@@ -154,7 +155,7 @@ export function truncateClosingFence(text: string, limit: number): string {
   return fences(shorter) % 2 === 1 ? `${shorter}\n\`\`\`` : shorter;
 }
 
-function optionButtons(spec: AskSpec, askId: string): ActionRowBuilder<ButtonBuilder>[] {
+function optionButtons(spec: AskSpec, askId: AskId): ActionRowBuilder<ButtonBuilder>[] {
   const rows: ActionRowBuilder<ButtonBuilder>[] = [];
   spec.options.slice(0, MAX_OPTION_BUTTONS).forEach((option, index) => {
     if (index % DISCORD_LIMITS.buttonsPerRow === 0) rows.push(new ActionRowBuilder<ButtonBuilder>());
@@ -170,7 +171,7 @@ function optionButtons(spec: AskSpec, askId: string): ActionRowBuilder<ButtonBui
 }
 
 /** 25 options per select menu, up to 4 menus: the 100 options a spec may hold fit without paging. */
-function optionSelects(spec: AskSpec, askId: string, kind: "pick" | "multi"): ActionRowBuilder<StringSelectMenuBuilder>[] {
+function optionSelects(spec: AskSpec, askId: AskId, kind: "pick" | "multi"): ActionRowBuilder<StringSelectMenuBuilder>[] {
   const rows: ActionRowBuilder<StringSelectMenuBuilder>[] = [];
   const size = DISCORD_LIMITS.selectOptions;
   for (let group = 0; group < MAX_SELECTS && group * size < spec.options.length; group++) {

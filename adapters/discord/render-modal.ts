@@ -8,6 +8,7 @@ import {
 } from "discord.js";
 import { DENY_LABEL, DENY_REASON_FIELD } from "../../src/ask/approval.js";
 import type { AskField, AskSpec } from "../../src/ask/spec.js";
+import type { AskId } from "../../src/ports/ids.js";
 import { checkModalPayload } from "./check-payload.js";
 import { modalId } from "./custom-id.js";
 import { DISCORD_LIMITS, truncate } from "./discord-limits.js";
@@ -37,7 +38,7 @@ export function fieldInputId(field: AskField): string {
 
 /** The modal behind "Answer" (an `input` ask) or "Other…" (free text on a choice), prefilled when given. */
 export function renderTextModal(
-  askId: string,
+  askId: AskId,
   spec: AskSpec,
   kind: "text" | "other",
   prefill?: string,
@@ -64,7 +65,7 @@ export function renderTextModal(
  * "Deny with reason…" on an approval card: one optional box, submitted as a text answer like "Answer", so an
  * empty box is a plain denial. A reason typed before a refusal (too long) comes back prefilled.
  */
-export function renderDenyModal(askId: string, spec: AskSpec, prefill?: string): APIModalInteractionResponseCallbackData {
+export function renderDenyModal(askId: AskId, spec: AskSpec, prefill?: string): APIModalInteractionResponseCallbackData {
   const tool = spec.approval?.tool ?? "this call";
   const input = new TextInputBuilder()
     .setCustomId(ANSWER_INPUT_ID)
@@ -87,7 +88,7 @@ export function renderDenyModal(askId: string, spec: AskSpec, prefill?: string):
 
 /** One part of a form's modal chain; values typed earlier (after a "Fix") are prefilled, passwords excepted. */
 export function renderFormModal(
-  askId: string,
+  askId: AskId,
   spec: AskSpec,
   part: number,
   values: DraftValues = {},

@@ -136,7 +136,8 @@ export function mcpRoute(options: McpEndpointOptions): HttpRoute {
     if (!parsed) return;
     const hangUp = new AbortController();
     const server = toolServer(options.api(), token, options.progressIntervalMs ?? PROGRESS_INTERVAL_MS, hangUp.signal);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    // No session id generator: stateless, a fresh transport for each request.
+    const transport = new StreamableHTTPServerTransport({});
     // The client went away: its wait ends here, and the ask stays open to be read by id.
     response.once("close", () => {
       hangUp.abort();

@@ -10,7 +10,7 @@ export interface StdioServerConfig {
   args: string[];
   /** The only variables the process gets, besides PATH and HOME. */
   env: Record<string, string>;
-  cwd?: string;
+  cwd?: string | undefined;
 }
 
 /** A server reached over the network: Streamable HTTP (`http`) or the legacy HTTP+SSE transport (`sse`). */
@@ -110,7 +110,7 @@ function parseEntry(entry: unknown): EntryResult {
   const stdio = StdioEntrySchema.safeParse(entry);
   if (!stdio.success) return { ok: false, problems: describeIssues(stdio.error) };
   const { cwd, ...rest } = stdio.data;
-  return { ok: true, entry: { ...rest, type: "stdio", ...(cwd === undefined ? {} : { cwd }) } };
+  return { ok: true, entry: { ...rest, type: "stdio", cwd } };
 }
 
 function describeIssues(error: z.ZodError): string[] {

@@ -120,7 +120,11 @@ export class McpToolProvider implements ToolProvider {
   }
 }
 
-function hintsOf(annotations: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean } | undefined): ToolHints {
+function hintsOf(
+  annotations:
+    | { readOnlyHint?: boolean | undefined; destructiveHint?: boolean | undefined; idempotentHint?: boolean | undefined }
+    | undefined,
+): ToolHints {
   const hints: ToolHints = {};
   if (annotations?.readOnlyHint !== undefined) hints.readOnly = annotations.readOnlyHint;
   if (annotations?.destructiveHint !== undefined) hints.destructive = annotations.destructiveHint;

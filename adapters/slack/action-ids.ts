@@ -1,3 +1,5 @@
+import { type AskId, asAskId, asSessionId, type SessionId } from "../../src/ports/ids.js";
+
 /**
  * Component ids carry only the ask id (or session id) and an option index, never a value or a secret.
  * `ask:<askId>:opt:<i>` a button; `ask:<askId>:select` a radio or select whose option value is the index;
@@ -6,15 +8,15 @@
  * `stop:<sessionId>` the Stop button on a progress message.
  */
 export type ActionId =
-  | { kind: "option"; askId: string; index: number }
-  | { kind: "select"; askId: string }
-  | { kind: "pick"; askId: string }
-  | { kind: "done"; askId: string }
-  | { kind: "cancel"; askId: string }
-  | { kind: "open"; askId: string }
-  | { kind: "continue"; askId: string }
-  | { kind: "arguments"; askId: string }
-  | { kind: "stop"; sessionId: string };
+  | { kind: "option"; askId: AskId; index: number }
+  | { kind: "select"; askId: AskId }
+  | { kind: "pick"; askId: AskId }
+  | { kind: "done"; askId: AskId }
+  | { kind: "cancel"; askId: AskId }
+  | { kind: "open"; askId: AskId }
+  | { kind: "continue"; askId: AskId }
+  | { kind: "arguments"; askId: AskId }
+  | { kind: "stop"; sessionId: SessionId };
 
 const ID = "[A-Za-z0-9_-]{1,100}";
 const ASK_ACTION = new RegExp(`^ask:(${ID}):(select|pick|done|cancel|open|continue|args|opt:(\\d{1,3}))$`);
@@ -37,11 +39,11 @@ export const PARLEY_ACTION_PATTERN = /^(ask|stop):/;
 
 export function parseActionId(actionId: string): ActionId | undefined {
   const stop = STOP_ACTION.exec(actionId);
-  if (stop?.[1]) return { kind: "stop", sessionId: stop[1] };
+  if (stop?.[1]) return { kind: "stop", sessionId: asSessionId(stop[1]) };
   const match = ASK_ACTION.exec(actionId);
-  const askId = match?.[1];
   const verb = match?.[2];
-  if (!askId || !verb) return undefined;
+  if (!match?.[1] || !verb) return undefined;
+  const askId = asAskId(match[1]);
   if (match[3] !== undefined) return { kind: "option", askId, index: Number(match[3]) };
   if (verb === "select" || verb === "pick" || verb === "done" || verb === "cancel" || verb === "open" || verb === "continue") {
     return { kind: verb, askId };

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { AnswerInput } from "../../src/ask/answer.js";
+import type { AskId, SessionId } from "../../src/ports/ids.js";
 import { type ActionId, actionIds, parseActionId, parseOptionIndex } from "./action-ids.js";
 
 const optionSchema = z.object({ value: z.string() });
@@ -27,12 +28,12 @@ const blockActionsSchema = z.object({
 
 /** What a tap means for the engine. */
 export type Interaction =
-  | { kind: "answer"; askId: string; input: AnswerInput }
-  | { kind: "cancel"; askId: string }
-  | { kind: "open"; askId: string; triggerId: string }
+  | { kind: "answer"; askId: AskId; input: AnswerInput }
+  | { kind: "cancel"; askId: AskId }
+  | { kind: "open"; askId: AskId; triggerId: string }
   /** "Show all arguments": a read-only modal, for anyone who can see the card. */
-  | { kind: "arguments"; askId: string; triggerId: string }
-  | { kind: "stop"; sessionId: string }
+  | { kind: "arguments"; askId: AskId; triggerId: string }
+  | { kind: "stop"; sessionId: SessionId }
   /** A checkbox ticked before Done: nothing to do until Done. */
   | { kind: "none" };
 

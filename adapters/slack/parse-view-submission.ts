@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { AnswerInput } from "../../src/ask/answer.js";
+import { type AskId, asAskId } from "../../src/ports/ids.js";
 import { ANSWER_BLOCK_ID, fieldBlockId, fieldNameOf, VALUE_ACTION_ID } from "./render-modal.js";
 
 const elementStateSchema = z.object({
@@ -19,7 +20,7 @@ const viewSubmissionSchema = z.object({
 const metadataSchema = z.object({ askId: z.string().min(1).max(100) });
 
 export interface ParsedSubmission {
-  askId: string;
+  askId: AskId;
   userId: string;
   input: AnswerInput;
   /** Where a general error is shown when it belongs to no one field. */
@@ -47,7 +48,7 @@ export function parseViewSubmission(raw: unknown): ParsedSubmission | undefined 
     input = { kind: "form", values: Object.fromEntries(entries) };
   }
   return {
-    askId: metadata.data.askId,
+    askId: asAskId(metadata.data.askId),
     userId: parsed.data.user.id,
     input,
     firstBlockId: Object.keys(values)[0] ?? ANSWER_BLOCK_ID,

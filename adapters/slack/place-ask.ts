@@ -26,7 +26,7 @@ function refused(error: unknown): never {
  * message naming who asks, so the channel sees the question and answers stay in its thread.
  */
 export async function placeSlackAsk(client: webApi.WebClient, teamId: string, place: AskPlace): Promise<ConversationRef> {
-  const where = { platform: "slack", workspace: teamId, channel: place.channel };
+  const where = { platform: "slack" as const, workspace: teamId, channel: place.channel };
   if (place.thread !== undefined) {
     await client.conversations.replies({ channel: place.channel, ts: place.thread, limit: 1 }).catch(refused);
     return { ...where, thread: place.thread };

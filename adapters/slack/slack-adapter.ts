@@ -32,9 +32,9 @@ export interface SlackAdapterOptions {
   /** Verifies HTTP requests; unused (may be empty) in Socket Mode. */
   signingSecret: string;
   /** An `xapp-` token switches to Socket Mode. */
-  appToken?: string;
+  appToken?: string | undefined;
   /** The Web API base URL (SLACK_API_URL), used for every call including `apps.connections.open`. */
-  apiUrl?: string;
+  apiUrl?: string | undefined;
   port: number;
   host: string;
   logger: Logger;

@@ -1,6 +1,7 @@
 import { createInterface } from "node:readline";
 import { typedDecision } from "../../src/ask/approval.js";
 import type { Actor, Conversation } from "../../src/ports/conversation.js";
+import type { AskId } from "../../src/ports/ids.js";
 import type { CardView, PlatformAdapter, ProgressView, Settlement } from "../../src/ports/platform-adapter.js";
 import { PLAIN_DIALECT, type RichText, type RichTextDialect, renderRichText } from "../../src/ports/rich-text.js";
 import type { ConversationRef } from "../../src/ports/session-store.js";
@@ -24,7 +25,7 @@ export class TerminalAdapter implements PlatformAdapter {
   readonly platform = "terminal";
   readonly freeProgress = true;
   private lastProgress = "";
-  private form: { askId: string; card: CardView; index: number; values: Record<string, string> } | undefined;
+  private form: { askId: AskId; card: CardView; index: number; values: Record<string, string> } | undefined;
   private lineCounter = 0;
   /** Cards drawn on this screen since start: only their endings are printed. */
   private readonly drawn = new Set<string>();

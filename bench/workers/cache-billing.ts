@@ -29,7 +29,7 @@ import { RecordingAdapter } from "../../test/fakes/recording-adapter.js";
 const historyTokens = Number(process.argv[2] ?? 20_000);
 const answerMinutes = (process.argv[3] ?? "1,10,60,61").split(",").map(Number);
 const MINUTE = 60_000;
-const conversation = { platform: "test", workspace: "T", channel: "C", thread: "bench" };
+const conversation = { platform: "slack" as const, workspace: "T", channel: "C", thread: "bench" };
 const person = { id: "U_OWNER", name: "alice" };
 
 const readFile = defineTool({

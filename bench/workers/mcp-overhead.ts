@@ -29,7 +29,7 @@ const directory = mkdtempSync(join(tmpdir(), "parley-mcp-bench-"));
 const store = new SqliteSessionStore(join(directory, "mcp.db"));
 const session = await store.createSession({
   id: "S",
-  conversation: { platform: "bench", workspace: "T", channel: "C", thread: "1" },
+  conversation: { platform: "slack", workspace: "T", channel: "C", thread: "1" },
   ownerId: "U",
   now: 0,
 });

@@ -11,7 +11,7 @@ import { ScriptedModel } from "../workload.js";
 // RSS after 1k, 10k, 100k suspended sessions in one process: suspended sessions live in the database.
 const checkpoints = (process.argv[2] ?? "1000,10000,100000").split(",").map(Number);
 const forgetful: PlatformAdapter = {
-  platform: "bench",
+  platform: "slack",
   postCard: async (card) => card.askId,
   settleCard: async () => {},
   postMessage: async () => {},
@@ -34,7 +34,7 @@ let created = 0;
 try {
   for (const target of checkpoints) {
     for (; created < target; created++) {
-      const conversation = { platform: "bench", workspace: "T", channel: "C", thread: `t${created}` };
+      const conversation = { platform: "slack" as const, workspace: "T", channel: "C", thread: `t${created}` };
       await engine.handleMessage({ eventId: `E${created}`, conversation, author: { id: "U" }, text: "deploy", addressedToBot: true });
       if (created % 200 === 0) await engine.idle();
     }

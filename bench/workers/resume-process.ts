@@ -56,7 +56,7 @@ async function parleyRunner(target: string, workload: Workload, tag: string): Pr
   return {
     async prepare() {
       for (let index = 0; index < workload.sessions; index++) {
-        const conversation = { platform: "bench", workspace: "T", channel: "C", thread: `${tag}-t${index}` };
+        const conversation = { platform: "slack" as const, workspace: "T", channel: "C", thread: `${tag}-t${index}` };
         const session = await store.createSession({ id: id(index), conversation, ownerId: OWNER.id, now: Date.now() });
         if (prior.length > 0)
           await store.commitStep(session.id, { messages: prior, usage: ZERO, end: { outcome: "completed" }, now: Date.now() });

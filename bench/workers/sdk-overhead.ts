@@ -24,7 +24,7 @@ const engine = new Engine({
   logger: SILENT_LOGGER,
   settings: createRuntimeSettings({ maxAskPerTurn: 20, maxIterations: 25 }),
 });
-const conversation = { platform: "bench", workspace: "T", channel: "C", thread: "sdk" };
+const conversation = { platform: "slack" as const, workspace: "T", channel: "C", thread: "sdk" };
 /** A turn may ask at most 20 questions (the setting's maximum): every this many rounds the turn ends and a new one starts. */
 const ROUNDS_PER_TURN = 18;
 const overheads: number[] = [];

@@ -1,9 +1,10 @@
 import type pg from "pg";
 import type { PurgeCounts, SessionFilter, StoreStats } from "../../src/ports/maintenance-store.js";
-import type { AskStatus, SessionStatus } from "../../src/ports/session-store.js";
+import type { Ask, AskStatus, Session, SessionStatus } from "../../src/ports/session-store.js";
 import { translated } from "./postgres-errors.js";
 import { run, type Statement } from "./postgres-pool.js";
-import type { SessionRow } from "./postgres-rows.js";
+import { type AskRow, type SessionRow, toAsk, toSession } from "./postgres-rows.js";
+import { SQL } from "./postgres-statements.js";
 
 const SESSION_STATUSES: SessionStatus[] = ["idle", "running", "waiting", "failed"];
 const ASK_STATUSES: AskStatus[] = ["pending", "answered", "cancelled", "expired"];
@@ -61,7 +62,7 @@ export class PostgresAdminQueries {
   constructor(private readonly pool: pg.Pool) {}
 
   /** Builds the filtered listing; the WHERE clause only ever holds fixed fragments with bound values. */
-  async listSessionRows(filter: SessionFilter): Promise<SessionRow[]> {
+  async listSessions(filter: SessionFilter): Promise<Session[]> {
     const where: string[] = [];
     const values: Array<string | number> = [];
     const bind = (fragment: string, value: string) => {
@@ -74,7 +75,13 @@ export class PostgresAdminQueries {
     values.push(filter.limit, filter.offset);
     const sql = `SELECT * FROM sessions ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
       ORDER BY updated_at DESC, id LIMIT $${values.length - 1} OFFSET $${values.length}`;
-    return translated(async () => (await this.pool.query<SessionRow>(sql, values)).rows);
+    const { rows } = await translated(() => this.pool.query<SessionRow>(sql, values));
+    return rows.map(toSession);
+  }
+
+  async listAsks(sessionId: string): Promise<Ask[]> {
+    const { rows } = await translated(() => run<AskRow>(this.pool, SQL.asksOfSession, [sessionId]));
+    return rows.map(toAsk);
   }
 
   async stats(): Promise<StoreStats> {

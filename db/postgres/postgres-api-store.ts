@@ -1,5 +1,6 @@
 import type pg from "pg";
 import type { ApiStore, ExternalAsk, ExternalCreate, NewExternalAsk, StoredToken } from "../../src/ports/api-store.js";
+import { asAskId, asSessionId } from "../../src/ports/ids.js";
 import { type Ask, conversationKey, type NewSession, type SessionStatus } from "../../src/ports/session-store.js";
 import { type ApiAskRow, type TokenRow, toExternal, toToken } from "../api-rows.js";
 import { translated } from "./postgres-errors.js";
@@ -139,7 +140,7 @@ async function create(client: pg.PoolClient, input: NewExternalAsk): Promise<Ext
   const metadata = input.metadata === null || input.metadata === undefined ? null : JSON.stringify(input.metadata);
   const record = [ask.id, input.token, input.idempotencyKey, input.requestHash, metadata, input.callbackUrl];
   await run(client, API_SQL.insert, record);
-  return { kind: "created", askId: ask.id, sessionId: session.id };
+  return { kind: "created", askId: asAskId(ask.id), sessionId: asSessionId(session.id) };
 }
 
 /** The token's earlier ask under this request's idempotency key, read on the transaction's connection. */

@@ -1,3 +1,4 @@
+import { asAskId, asSessionId, asUserId } from "../../src/ports/ids.js";
 import type { Ask, Session, SessionStatus, ToolCallRecord } from "../../src/ports/session-store.js";
 // The one import of the row codecs for the PostgreSQL store: if they move, only this line changes.
 import {
@@ -5,6 +6,7 @@ import {
   RECORD_VERSION,
   readAnswer,
   readContent,
+  readPlatform,
   readSiblingResults,
   readSpec,
   readToolResult,
@@ -31,7 +33,7 @@ export interface ToolCallRow {
 export function toToolCall(row: ToolCallRow): ToolCallRecord {
   checkVersion("tool call", row.v);
   return {
-    sessionId: row.session_id,
+    sessionId: asSessionId(row.session_id),
     toolUseId: row.tool_use_id,
     name: row.name,
     argumentsHash: row.arguments_hash,
@@ -87,9 +89,9 @@ export interface AskRow {
 export function toSession(row: SessionRow): Session {
   checkVersion("session", row.v);
   return {
-    id: row.id,
-    conversation: { platform: row.platform, workspace: row.workspace, channel: row.channel, thread: row.thread },
-    ownerId: row.owner_id,
+    id: asSessionId(row.id),
+    conversation: { platform: readPlatform(row.platform), workspace: row.workspace, channel: row.channel, thread: row.thread },
+    ownerId: asUserId(row.owner_id),
     status: row.status,
     lastOutcome: row.last_outcome,
     lastError: row.last_error,
@@ -112,8 +114,8 @@ export function toSession(row: SessionRow): Session {
 export function toAsk(row: AskRow): Ask {
   checkVersion("ask", row.v);
   return {
-    id: row.id,
-    sessionId: row.session_id,
+    id: asAskId(row.id),
+    sessionId: asSessionId(row.session_id),
     toolUseId: row.tool_use_id,
     spec: readSpec(row.spec),
     status: row.status,
@@ -121,7 +123,7 @@ export function toAsk(row: AskRow): Ask {
     cardRef: row.card_ref,
     deadline: row.deadline,
     answer: readAnswer(row.answer),
-    answeredBy: row.answered_by,
+    answeredBy: row.answered_by === null ? null : asUserId(row.answered_by),
     createdAt: row.created_at,
     endedAt: row.ended_at,
   };

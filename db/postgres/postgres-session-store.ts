@@ -1,63 +1,36 @@
 import type pg from "pg";
 import type { ExternalAsk, ExternalCreate, NewExternalAsk, StoredToken } from "../../src/ports/api-store.js";
 import type { PurgeCounts, SessionFilter, Storage, StoreStats } from "../../src/ports/maintenance-store.js";
-import type { ChatMessage, ToolResultBlock } from "../../src/ports/model-client.js";
-import type {
-  Ask,
-  AskResolution,
-  AuditEntry,
-  ConversationRef,
-  NewAsk,
-  NewSession,
-  NewToolCall,
-  PendingReply,
-  Session,
-  SessionStatus,
-  StartOrQueue,
-  Step,
-  StepResult,
-  ToolCallRecord,
-  TurnLease,
-} from "../../src/ports/session-store.js";
-import { conversationKey } from "../../src/ports/session-store.js";
+import type { Ask, ConversationRef, PendingReply, Session, SessionStatus } from "../../src/ports/session-store.js";
 import { migrate } from "./migrate.js";
 import { PostgresAdminQueries } from "./postgres-admin-queries.js";
 import { PostgresApiStore } from "./postgres-api-store.js";
 import { PostgresChangeFeed } from "./postgres-changes.js";
 import { translated } from "./postgres-errors.js";
-import { createPool, type PoolOptions, run, type Statement, transaction } from "./postgres-pool.js";
-import {
-  type AskRow,
-  checkVersion,
-  readContent,
-  type SessionRow,
-  type ToolCallRow,
-  toAsk,
-  toSession,
-  toToolCall,
-  writeContent,
-  writeSpec,
-  writeToolResult,
-} from "./postgres-rows.js";
+import { PostgresHotPath } from "./postgres-hot-path.js";
+import { PostgresMaintenance } from "./postgres-maintenance.js";
+import { createPool, type PoolOptions } from "./postgres-pool.js";
 import { SQL } from "./postgres-statements.js";
 
 /** Options of `PostgresSessionStore.open`: the schema, the lock timeout, the pool size. */
 export type PostgresStoreOptions = PoolOptions;
 
 /**
- * The SessionStore on PostgreSQL, for several Parley processes behind a load balancer (DESIGN.md §13).
- * Every method is one statement or one transaction on a pooled connection; the claims (event ids, turn starts,
- * ask answers) are row locks and compare-and-sets in the database, so they hold across processes.
+ * The Storage on PostgreSQL, for several Parley processes behind a load balancer (DESIGN.md §13). The hot path is
+ * inherited; maintenance, admin queries and the API's rows are helpers sharing the one pool.
  */
-export class PostgresSessionStore implements Storage {
+export class PostgresSessionStore extends PostgresHotPath implements Storage {
+  private readonly maintenance: PostgresMaintenance;
   private readonly admin: PostgresAdminQueries;
   private readonly api: PostgresApiStore;
 
   private constructor(
-    readonly pool: pg.Pool,
+    pool: pg.Pool,
     /** Stops and ask endings committed by any process, heard at once (LISTEN/NOTIFY). */
     readonly changes: PostgresChangeFeed,
   ) {
+    super(pool);
+    this.maintenance = new PostgresMaintenance(pool);
     this.admin = new PostgresAdminQueries(pool);
     this.api = new PostgresApiStore(pool);
   }
@@ -74,261 +47,44 @@ export class PostgresSessionStore implements Storage {
     return new PostgresSessionStore(pool, new PostgresChangeFeed(url, options.schema));
   }
 
-  async claimEvent(eventId: string, now: number): Promise<boolean> {
-    return (await this.query(SQL.claimEvent, [eventId, now])).rowCount === 1;
-  }
-
-  async hasEvent(eventId: string): Promise<boolean> {
-    return (await this.query(SQL.hasEvent, [eventId])).rowCount === 1;
-  }
-
   async pruneEvents(before: number): Promise<number> {
-    return (await this.query(SQL.pruneEvents, [before])).rowCount ?? 0;
-  }
-
-  async createSession(input: NewSession): Promise<Session> {
-    const { conversation } = input;
-    const key = conversationKey(conversation);
-    const values = [input.id, key, conversation.platform, conversation.workspace, conversation.channel, conversation.thread];
-    const inserted = await this.query<SessionRow>(SQL.insertSession, [...values, input.ownerId, input.now]);
-    // A concurrent creator for the same thread won: its INSERT committed before ours gave up, so this read sees it.
-    const row = inserted.rows[0] ?? (await this.query<SessionRow>(SQL.sessionByKey, [key])).rows[0];
-    if (!row) throw new Error(`session id ${input.id} is already bound to another conversation`);
-    return toSession(row);
-  }
-
-  async getSession(id: string): Promise<Session | undefined> {
-    const row = (await this.query<SessionRow>(SQL.sessionById, [id])).rows[0];
-    return row ? toSession(row) : undefined;
-  }
-
-  async takeTurn(sessionId: string, lease: TurnLease): Promise<{ taken: true } | { taken: false; holder: string | null }> {
-    const values = [sessionId, lease.owner, lease.now + lease.ttlMs, lease.now, lease.displace ?? null];
-    if (((await this.query(SQL.takeTurn, values)).rowCount ?? 0) > 0) return { taken: true };
-    const row = (await this.query<{ lease_owner: string | null; status: string }>(SQL.leaseHolder, [sessionId])).rows[0];
-    return { taken: false, holder: row?.status === "running" ? row.lease_owner : null };
-  }
-
-  async releaseTurn(sessionId: string, owner: string): Promise<void> {
-    await this.query(SQL.releaseTurn, [sessionId, owner]);
-  }
-
-  async replyPosted(key: string): Promise<void> {
-    await this.query(SQL.deleteReply, [key]);
+    return this.maintenance.pruneEvents(before);
   }
 
   async listPendingReplies(before: number, limit: number): Promise<PendingReply[]> {
-    const { rows } = await this.query<{ key: string; session_id: string; text: string }>(SQL.pendingReplies, [before, limit]);
-    return rows.map((row) => ({ key: row.key, sessionId: row.session_id, text: row.text }));
-  }
-
-  async waitingSessionIn(place: Omit<ConversationRef, "thread">): Promise<Session | undefined> {
-    const row = (await this.query<SessionRow>(SQL.waitingSessionIn, [place.platform, place.workspace, place.channel])).rows[0];
-    return row ? toSession(row) : undefined;
-  }
-
-  async findSession(conversation: ConversationRef): Promise<Session | undefined> {
-    const row = (await this.query<SessionRow>(SQL.sessionByKey, [conversationKey(conversation)])).rows[0];
-    return row ? toSession(row) : undefined;
-  }
-
-  async loadMessages(sessionId: string): Promise<ChatMessage[]> {
-    const { rows } = await this.query<{ v: number; role: ChatMessage["role"]; content: string }>(SQL.messages, [sessionId]);
-    return rows.map((row) => {
-      checkVersion("message", row.v);
-      return { role: row.role, content: readContent(row.content) };
-    });
-  }
-
-  async startTurnOrQueue(sessionId: string, message: ChatMessage | null, now: number, eventId?: string): Promise<StartOrQueue> {
-    return this.transaction(async (client): Promise<StartOrQueue> => {
-      const row = (await run<{ v: number; status: SessionStatus; message_count: number }>(client, SQL.lockSession, [sessionId])).rows[0];
-      if (!row) throw new Error(`no session ${sessionId}`);
-      checkVersion("session", row.v);
-      if (row.status === "waiting") return "waiting";
-      if (eventId !== undefined && (await run(client, SQL.claimEvent, [eventId, now])).rowCount === 0) return "duplicate";
-      if (row.status === "running") {
-        if (message) await run(client, SQL.queue, [sessionId, writeContent(message.content)]);
-        return "queued";
-      }
-      if (message) await insertMessages(client, sessionId, row.message_count, [message.role], [writeContent(message.content)]);
-      await run(client, SQL.beginTurn, [sessionId, message ? 1 : 0, now]);
-      return "started";
-    });
-  }
-
-  async commitStep(sessionId: string, step: Step): Promise<StepResult> {
-    return this.transaction(async (client): Promise<StepResult> => {
-      const { usage } = step;
-      const counters = [step.messages.length, usage.inputTokens, usage.outputTokens, usage.cacheReadTokens, usage.cacheWriteTokens];
-      // A step holding an assistant message is one model iteration; a step of tool results only is not.
-      const iteration = step.messages.some((message) => message.role === "assistant") ? 1 : 0;
-      const updated = await run<{ message_count: number }>(client, step.ask ? SQL.stepSuspend : SQL.step, [
-        sessionId,
-        ...counters,
-        step.now,
-        iteration,
-      ]);
-      const messageCount = updated.rows[0]?.message_count;
-      if (messageCount === undefined) throw new Error(`no session ${sessionId}`);
-      let seq = messageCount - step.messages.length;
-      const roles = step.messages.map((message) => message.role);
-      await insertMessages(
-        client,
-        sessionId,
-        seq,
-        roles,
-        step.messages.map((message) => writeContent(message.content)),
-      );
-      seq += step.messages.length;
-      if (step.ask) {
-        const { ask } = step;
-        const siblings = JSON.stringify(ask.siblingResults);
-        await run(client, SQL.insertAsk, [ask.id, sessionId, ask.toolUseId, writeSpec(ask.spec), siblings, ask.deadline, step.now]);
-        return { nextTurn: false };
-      }
-      if (!step.end) return { nextTurn: false };
-      const status = step.end.outcome === "failed" ? "failed" : "idle";
-      await run(client, SQL.endTurn, [sessionId, status, step.end.outcome, step.end.error ?? null]);
-      if (step.end.reply) await run(client, SQL.insertReply, [step.end.reply.key, sessionId, step.end.reply.text, step.now]);
-      // The session row is locked, so no message can be queued between this read and the turn ending.
-      const queued = (await run<{ id: number; v: number; content: string }>(client, SQL.dequeue, [sessionId])).rows;
-      if (queued.length === 0) return { nextTurn: false };
-      // Messages queued during the turn start the next one in this same transaction: none is dropped.
-      queued.sort((a, b) => a.id - b.id);
-      for (const item of queued) checkVersion("queued message", item.v);
-      const contents = queued.map((item) => item.content);
-      await insertMessages(
-        client,
-        sessionId,
-        seq,
-        contents.map(() => "user"),
-        contents,
-      );
-      await run(client, SQL.beginTurn, [sessionId, queued.length, step.now]);
-      return { nextTurn: true };
-    });
-  }
-
-  async getAsk(askId: string): Promise<Ask | undefined> {
-    const row = (await this.query<AskRow>(SQL.askById, [askId])).rows[0];
-    return row ? toAsk(row) : undefined;
-  }
-
-  async pendingAsk(sessionId: string): Promise<Ask | undefined> {
-    const row = (await this.query<AskRow>(SQL.pendingAsk, [sessionId])).rows[0];
-    return row ? toAsk(row) : undefined;
-  }
-
-  async getAskWithSession(askId: string): Promise<{ ask: Ask; session: Session } | undefined> {
-    const row = (await this.query<AskRow & { session: SessionRow }>(SQL.askWithSession, [askId])).rows[0];
-    return row ? { ask: toAsk(row), session: toSession(row.session) } : undefined;
-  }
-
-  async isStopRequested(sessionId: string): Promise<boolean> {
-    return (await this.query<{ stop_requested: boolean }>(SQL.stopRequested, [sessionId])).rows[0]?.stop_requested === true;
-  }
-
-  async resolveAsk(askId: string, resolution: AskResolution): Promise<Ask | undefined> {
-    const answer = resolution.answer ? JSON.stringify(resolution.answer) : null;
-    const { audit } = resolution;
-    const values = [
-      askId,
-      resolution.status,
-      answer,
-      resolution.answeredBy,
-      resolution.now,
-      resolution.sessionStatus,
-      resolution.outcome ?? null,
-      resolution.resultMessage ? writeContent(resolution.resultMessage.content) : null,
-      audit.at,
-      audit.actor,
-      audit.action,
-      audit.target,
-      audit.outcome,
-    ];
-    const claimed = (await this.query<AskRow & { resumed: number }>(SQL.resolveAsk, values)).rows[0];
-    if (!claimed) return undefined;
-    // Unreachable while asks are only created and purged with their session; reported, not silent (the claim stands).
-    if (claimed.resumed !== 1) throw new Error(`ask ${askId} was claimed but belongs to no session`);
-    return toAsk(claimed);
-  }
-
-  async setCardRef(askId: string, cardRef: string, deadline: number): Promise<Ask["status"] | undefined> {
-    return (await this.query<{ status: Ask["status"] }>(SQL.setCardRef, [askId, cardRef, deadline])).rows[0]?.status;
-  }
-
-  async recordCardSettled(askId: string, now: number): Promise<void> {
-    await this.query(SQL.recordCardSettled, [askId, now]);
+    return this.maintenance.listPendingReplies(before, limit);
   }
 
   async listUnsettledAsks(since: number, limit: number): Promise<Ask[]> {
-    return (await this.query<AskRow>(SQL.unsettled, [since, limit])).rows.map(toAsk);
+    return this.maintenance.listUnsettledAsks(since, limit);
   }
 
   async listUnpostedAsks(): Promise<Ask[]> {
-    return (await this.query<AskRow>(SQL.unposted, [])).rows.map(toAsk);
+    return this.maintenance.listUnpostedAsks();
   }
 
   async listExpiredAsks(now: number, limit: number): Promise<Ask[]> {
-    return (await this.query<AskRow>(SQL.expired, [now, limit])).rows.map(toAsk);
+    return this.maintenance.listExpiredAsks(now, limit);
   }
 
   async listRecentConversations(platform: string, since: number, limit: number): Promise<ConversationRef[]> {
-    const { rows } = await this.query<SessionRow>(SQL.recentSessions, [platform, since, limit]);
-    return rows.map((row) => toSession(row).conversation);
+    return this.maintenance.listRecentConversations(platform, since, limit);
   }
 
   async listSessionsByStatus(status: SessionStatus): Promise<Session[]> {
-    const { rows } =
-      status === "running"
-        ? await this.query<SessionRow>(SQL.runningSessions, [])
-        : await this.query<SessionRow>(SQL.sessionsByStatus, [status]);
-    return rows.map(toSession);
-  }
-
-  async openAsk(sessionId: string, ask: NewAsk, now: number): Promise<void> {
-    const siblings = JSON.stringify(ask.siblingResults);
-    await this.query(SQL.insertAsk, [ask.id, sessionId, ask.toolUseId, writeSpec(ask.spec), siblings, ask.deadline, now]);
-  }
-
-  async askForToolUse(sessionId: string, toolUseId: string): Promise<Ask | undefined> {
-    const row = (await this.query<AskRow>(SQL.askForToolUse, [sessionId, toolUseId])).rows[0];
-    return row ? toAsk(row) : undefined;
-  }
-
-  async getToolCall(sessionId: string, toolUseId: string): Promise<ToolCallRecord | undefined> {
-    const row = (await this.query<ToolCallRow>(SQL.toolCall, [sessionId, toolUseId])).rows[0];
-    return row ? toToolCall(row) : undefined;
-  }
-
-  async startToolCall(call: NewToolCall): Promise<boolean> {
-    const values = [call.sessionId, call.toolUseId, call.name, call.argumentsHash, call.now];
-    return (await this.query(SQL.startToolCall, values)).rowCount === 1;
-  }
-
-  async finishToolCall(sessionId: string, toolUseId: string, result: ToolResultBlock, now: number): Promise<void> {
-    await this.query(SQL.finishToolCall, [sessionId, toolUseId, writeToolResult(result), now]);
-  }
-
-  async requestStop(sessionId: string): Promise<void> {
-    await this.query(SQL.requestStop, [sessionId]);
+    return this.maintenance.listSessionsByStatus(status);
   }
 
   async countRecovery(sessionId: string): Promise<number> {
-    return (await this.query<{ recovery_attempts: number }>(SQL.countRecovery, [sessionId])).rows[0]?.recovery_attempts ?? 0;
-  }
-
-  async audit(entry: AuditEntry): Promise<void> {
-    await this.query(SQL.audit, [entry.at, entry.actor, entry.action, entry.target, entry.outcome]);
+    return this.maintenance.countRecovery(sessionId);
   }
 
   async listSessions(filter: SessionFilter): Promise<Session[]> {
-    return (await this.admin.listSessionRows(filter)).map(toSession);
+    return this.admin.listSessions(filter);
   }
 
   async listAsks(sessionId: string): Promise<Ask[]> {
-    return (await this.query<AskRow>(SQL.asksOfSession, [sessionId])).rows.map(toAsk);
+    return this.admin.listAsks(sessionId);
   }
 
   async stats(): Promise<StoreStats> {
@@ -383,27 +139,14 @@ export class PostgresSessionStore implements Storage {
     return this.api.listTokens();
   }
 
-  /** Ends the pool; waits for checked-out connections to come back. Safe to call twice. */
+  /** Reads one row: resolves when the database answers. */
   async ping(): Promise<void> {
     await this.query(SQL.ping, []);
   }
 
+  /** Ends the pool; waits for checked-out connections to come back. Safe to call twice. */
   async close(): Promise<void> {
     await this.changes.close();
     if (!this.pool.ended && !this.pool.ending) await this.pool.end();
   }
-
-  private async query<Row extends pg.QueryResultRow>(statement: Statement, values: unknown[]): Promise<pg.QueryResult<Row>> {
-    return translated(() => run<Row>(this.pool, statement, values));
-  }
-
-  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    return translated(() => transaction(this.pool, work));
-  }
-}
-
-/** Appends messages numbered from `firstSeq`, in one statement; nothing when there are none. */
-async function insertMessages(client: pg.PoolClient, sessionId: string, firstSeq: number, roles: string[], contents: string[]) {
-  if (contents.length === 0) return;
-  await run(client, SQL.insertMessages, [sessionId, firstSeq, roles, contents]);
 }

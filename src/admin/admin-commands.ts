@@ -124,9 +124,9 @@ export class AdminCommands {
 
   private async sessions(command: Extract<AdminCommand, { name: "sessions" }>): Promise<RichText> {
     const sessions = await this.store.listSessions({
-      ...(command.status ? { status: command.status } : {}),
-      ...(command.channel ? { channel: command.channel } : {}),
-      ...(command.user ? { ownerId: command.user } : {}),
+      status: command.status ?? undefined,
+      channel: command.channel,
+      ownerId: command.user,
       limit: SESSIONS_PAGE_SIZE + 1,
       offset: (command.page - 1) * SESSIONS_PAGE_SIZE,
     });

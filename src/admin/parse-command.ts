@@ -1,3 +1,4 @@
+import { parseAskId, parseSessionId } from "../ports/ids.js";
 import type { SessionStatus } from "../ports/session-store.js";
 import { isPolicy, isPolicyPattern, type PolicyRule } from "../tools/tool-policy.js";
 import { parseTokenCommand, type TokenCommand } from "./token-commands.js";
@@ -12,7 +13,7 @@ export type AdminCommand =
   | { name: "answer"; askId: string; value: string }
   | { name: "retry"; sessionId: string }
   | { name: "stats" }
-  | { name: "config"; key?: ConfigKey; value?: string }
+  | { name: "config"; key?: ConfigKey; value?: string | undefined }
   | { name: "purge"; olderThanDays: number }
   | { name: "tools"; rule?: PolicyRule }
   | { name: "tokens"; command: TokenCommand }
@@ -42,15 +43,11 @@ const STATUS_WORDS: Record<string, SessionStatus | null> = {
   all: null,
 };
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
-/** Ask ids are 9 random bytes in base64url (the turn runner, the elicitation desk, API asks): 12 characters. */
-const ASK_ID = /^[A-Za-z0-9_-]{12}$/;
-/** Session ids are random UUIDs (the message router, API asks). */
-const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What an id typed after `/parley cancel` names, told by its shape; undefined when it is neither an ask nor a session id. */
 export function idKind(id: string): "ask" | "session" | undefined {
-  if (ASK_ID.test(id)) return "ask";
-  if (SESSION_ID.test(id)) return "session";
+  if (parseAskId(id)) return "ask";
+  if (parseSessionId(id)) return "session";
   return undefined;
 }
 
@@ -91,7 +88,7 @@ export function parseCommand(text: string): ParseResult {
       const key = rest[0]!.toLowerCase();
       if (!(CONFIG_KEYS as readonly string[]).includes(key)) return usage("config", `Unknown setting "${rest[0]!.slice(0, 40)}"`);
       if (rest.length > 2) return usage("config", "Give one value");
-      return { ok: true, command: { name: "config", key: key as ConfigKey, ...(rest[1] !== undefined ? { value: rest[1] } : {}) } };
+      return { ok: true, command: { name: "config", key: key as ConfigKey, value: rest[1] } };
     }
     case "purge": {
       if (rest.length !== 2 || rest[0] !== "--older-than") return usage("purge");

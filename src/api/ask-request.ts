@@ -16,7 +16,7 @@ const MAX_DEPTH = 32;
 export interface AskRequest {
   platform: string;
   channel: string;
-  thread?: string;
+  thread?: string | undefined;
   /** Platform user ids, without the prefix; empty: anyone who sees the card. */
   answerers: string[];
   spec: AskSpec;
@@ -133,7 +133,7 @@ export function parseAskRequest(
     request: {
       platform: place.platform,
       channel: place.id,
-      ...(data.thread !== undefined ? { thread: data.thread } : {}),
+      thread: data.thread,
       answerers,
       spec: { ...spec.spec, external: { answerers } },
       metadata,

@@ -31,7 +31,7 @@ export interface ExternalAsksDependencies {
   /** API_TOKENS, hashed; admins' tokens are read from the store at each check. */
   envTokens: readonly TokenHash[];
   /** Sends callbacks; without it, callback URLs wait in the outbox. */
-  callbackSender?: CallbackSender;
+  callbackSender?: CallbackSender | undefined;
   clock: () => number;
   track: (task: () => Promise<void>) => void;
   logger: Logger;
@@ -112,7 +112,7 @@ export class ExternalAsks implements AskApi {
     try {
       conversation = await adapter.placeAsk({
         channel: request.channel,
-        ...(request.thread !== undefined ? { thread: request.thread } : {}),
+        thread: request.thread,
         opener: rich`📨 A question from ${code(token)}: ${untrusted(title)}`,
         title,
       });

@@ -69,7 +69,7 @@ export class AskResolver {
       // An elicitation's answer goes to the call waiting for it; the turn's state is not this claim's to change.
       // An API ask's session waited on it alone: it goes back to idle, and the answer to whoever asked.
       sessionStatus: ask.spec.detached ? null : stop || ask.spec.external ? "idle" : "running",
-      ...(stop ? { outcome: "cancelled" as const } : {}),
+      outcome: stop ? "cancelled" : undefined,
       audit: {
         actor: actor?.id ?? "system",
         action: stop ? "ask-stop" : `ask-${resolution.status}`,
@@ -87,8 +87,8 @@ export class AskResolver {
     const byAdmin = actor !== null && actor.id !== session.ownerId && this.deps.isAdmin(actor);
     const settlement: Settlement = {
       status: resolution.status,
-      ...(resolution.answer ? { answerText: describeAnswer(ask.spec, resolution.answer.value, resolution.answer.other) } : {}),
-      ...(actor ? { by: actor.id } : {}),
+      answerText: resolution.answer ? describeAnswer(ask.spec, resolution.answer.value, resolution.answer.other) : undefined,
+      by: actor?.id,
       ...(byAdmin ? { byAdmin } : {}),
       ...(stop ? { stopped: true } : {}),
     };

@@ -101,8 +101,8 @@ export class CardDesk {
     const by = ask.answeredBy;
     return {
       status: ask.status === "pending" ? "cancelled" : ask.status,
-      ...(ask.answer ? { answerText: describeAnswer(ask.spec, ask.answer.value, ask.answer.other) } : {}),
-      ...(by ? { by } : {}),
+      answerText: ask.answer ? describeAnswer(ask.spec, ask.answer.value, ask.answer.other) : undefined,
+      by: by ?? undefined,
       // Under the owner policy only the owner and admins may answer, so anyone else who did is an admin.
       ...(by && by !== session.ownerId && this.settings.get().answerPolicy === "owner" ? { byAdmin: true } : {}),
     };

@@ -25,7 +25,7 @@ export interface EngineDependencies {
   /** Parley's own tools (current_time). */
   tools?: Tool[];
   /** Tools from MCP servers. */
-  toolProvider?: ToolProvider;
+  toolProvider?: ToolProvider | undefined;
   /** Policy rules in force (TOOL_POLICY and admins'); read-only tools run, others ask, when absent. */
   toolRules?: ToolRules;
   /** How long a server's elicitation form may wait (TOOL_TIMEOUT_S: the call that asked lives no longer). */
@@ -37,7 +37,7 @@ export interface EngineDependencies {
   /** API_TOKENS, hashed: the tokens the HTTP API and the MCP server accept besides the ones admins create. */
   apiTokens?: TokenHash[];
   /** Sends API callbacks; without it, asks' callback URLs wait in the outbox. */
-  callbackSender?: CallbackSender;
+  callbackSender?: CallbackSender | undefined;
   clock?: () => number;
   /** How a busy model is waited out (MODEL_RETRY_MAX_S); tests give a sleep that takes no time. */
   modelRetry?: Partial<ModelRetryPolicy>;

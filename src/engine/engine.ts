@@ -7,6 +7,7 @@ import { buildSystemPrompt } from "../loop/system-prompt.js";
 import type { ApiStore } from "../ports/api-store.js";
 import type { AskApi } from "../ports/ask-api.js";
 import type { Actor, AnswerOutcome, Conversation, InboundMessage, MessageOutcome, OpenAnswer, StopOutcome } from "../ports/conversation.js";
+import type { Platform } from "../ports/ids.js";
 import type { MaintenanceStore } from "../ports/maintenance-store.js";
 import type { CardView, PlatformAdapter } from "../ports/platform-adapter.js";
 import type { Ask, ConversationRef, Session, SessionStore } from "../ports/session-store.js";
@@ -64,7 +65,7 @@ export class Engine implements Conversation {
     const rules = deps.toolRules ?? new ToolRules([], undefined);
     this.catalog = new ToolCatalog({
       builtIns: deps.tools ?? [],
-      ...(deps.toolProvider ? { provider: deps.toolProvider } : {}),
+      provider: deps.toolProvider,
       rules: () => rules.get(),
     });
     // Built in dependency order: each collaborator gets only what already exists.
@@ -110,7 +111,7 @@ export class Engine implements Conversation {
       settings: this.settings,
       endings: this.endings,
       envTokens: deps.apiTokens ?? [],
-      ...(deps.callbackSender ? { callbackSender: deps.callbackSender } : {}),
+      callbackSender: deps.callbackSender,
       clock: this.clock,
       track,
       logger: this.logger,
@@ -159,7 +160,7 @@ export class Engine implements Conversation {
     if (!this.rules.mayAnswer(session, actor, ask))
       return { kind: "not-allowed", notice: this.rules.whoMayAnswer(session, "answer or stop", ask) };
     const check = checkAnswer(ask.spec, input);
-    if (!check.ok) return { kind: "invalid", message: check.message, ...(check.fieldErrors ? { fieldErrors: check.fieldErrors } : {}) };
+    if (!check.ok) return { kind: "invalid", message: check.message, fieldErrors: check.fieldErrors };
     const masked = maskAnswer(ask.spec, check.value);
     return this.resolver.resolve(ask, session, {
       status: "answered",
@@ -211,7 +212,7 @@ export class Engine implements Conversation {
     return { ok: true, card: this.cards.view(found.ask, found.session) };
   }
 
-  async recentConversations(platform: string): Promise<{ since: number; conversations: ConversationRef[] }> {
+  async recentConversations(platform: Platform): Promise<{ since: number; conversations: ConversationRef[] }> {
     // Well within the event ids' retention: a message older than that which came back would not be known as seen.
     const since = this.clock() - CATCH_UP_WINDOW_MS;
     return { since, conversations: await this.store.listRecentConversations(platform, since, CATCH_UP_LIMIT) };

@@ -154,7 +154,7 @@ export class TurnRunner {
       const settings = this.deps.settings.get();
       const progress = new ProgressReporter(
         this.deps.adapterFor(session),
-        { turnKey: turnKeyOf(session), sessionId, conversation: session.conversation },
+        { turnKey: turnKeyOf(session), sessionId: session.id, conversation: session.conversation },
         this.deps.logger,
       );
       const history = await store.loadMessages(sessionId);

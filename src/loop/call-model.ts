@@ -36,7 +36,7 @@ export interface CallModelDependencies {
   /** Aborted by Stop in this process. */
   signal: AbortSignal;
   /** Aborted when the process shuts down: a wait ends without ending the turn. */
-  shutdown?: AbortSignal;
+  shutdown?: AbortSignal | undefined;
   /** The store's Stop flag, set by any process. */
   isStopRequested: () => Promise<boolean>;
   progress: (text: string, options?: { immediate?: boolean }) => void;

@@ -76,7 +76,7 @@ export async function runLoop(deps: LoopDependencies, startingSession: Session, 
         approvalTimeoutSeconds: settings.askTimeoutSeconds,
         signal: deps.signal,
         progress: deps.progress,
-        ...(deps.elicit ? { elicit: deps.elicit } : {}),
+        elicit: deps.elicit,
       });
       if (phase.kind === "approve") return suspend(deps, sessionId, [], ZERO_USAGE, phase);
       await store.commitStep(sessionId, { messages: [phase.message], usage: ZERO_USAGE, now: deps.clock() });
@@ -114,7 +114,7 @@ export async function runLoop(deps: LoopDependencies, startingSession: Session, 
         retry: deps.retry,
         clock: deps.clock,
         signal: deps.signal,
-        ...(deps.shutdown ? { shutdown: deps.shutdown } : {}),
+        shutdown: deps.shutdown,
         isStopRequested: () => store.isStopRequested(sessionId),
         progress: deps.progress,
       },

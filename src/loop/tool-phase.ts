@@ -15,7 +15,7 @@ export interface ToolPhaseDependencies {
   signal: AbortSignal;
   progress: (text: string) => void;
   /** Puts a server's elicitation before the people of the session as a form; absent, the server hears `decline`. */
-  elicit?: (server: string, request: ElicitationRequest) => Promise<ElicitationResponse>;
+  elicit?: ((server: string, request: ElicitationRequest) => Promise<ElicitationResponse>) | undefined;
 }
 
 /** One call that needs a person's OK before anything runs: the loop suspends on its approval card. */
@@ -125,7 +125,7 @@ async function execute(
   const output = await deps.catalog.run(use.name, sent, {
     signal: deps.signal,
     onProgress: (text) => deps.progress(`${use.name}: ${text}`),
-    ...(elicit ? { onElicitation: (request: ElicitationRequest) => elicit(verdict.tool.origin, request) } : {}),
+    onElicitation: elicit ? (request: ElicitationRequest) => elicit(verdict.tool.origin, request) : undefined,
   });
   const result: ToolResultBlock = {
     type: "tool_result",

@@ -7,7 +7,7 @@ import type { ToolHints } from "../ports/tool-provider.js";
 export interface Tool {
   definition: ToolDefinition;
   /** What the tool does to the world; a read-only tool runs without approval unless a rule says otherwise. */
-  hints?: ToolHints;
+  hints?: ToolHints | undefined;
   run(input: unknown): Promise<string>;
 }
 
@@ -18,7 +18,7 @@ export function defineTool<Schema extends z.ZodObject>(options: {
   name: string;
   description: string;
   input: Schema;
-  hints?: ToolHints;
+  hints?: ToolHints | undefined;
   run: (input: z.infer<Schema>) => Promise<string> | string;
 }): Tool {
   if (!(options.input instanceof z.ZodObject)) throw new TypeError(`tool ${options.name}: input must be a zod object schema`);
@@ -26,7 +26,7 @@ export function defineTool<Schema extends z.ZodObject>(options: {
   delete inputSchema.$schema;
   return {
     definition: { name: options.name, description: options.description, inputSchema },
-    ...(options.hints ? { hints: options.hints } : {}),
+    hints: options.hints,
     async run(input) {
       const parsed = options.input.safeParse(input);
       if (!parsed.success) throw new Error(`invalid input: ${z.prettifyError(parsed.error)}`);

@@ -1,3 +1,4 @@
+import type { AskId, SessionId } from "./ids.js";
 import type { Ask, NewAsk, NewSession } from "./session-store.js";
 
 /** A bearer token an admin created (`/parley tokens create`): only the SHA-256 of its secret is kept. */
@@ -12,7 +13,7 @@ export interface StoredToken {
 
 /** What the API keeps about an ask it opened, beside the ask row itself. */
 export interface ExternalAsk {
-  askId: string;
+  askId: AskId;
   /** The name of the token that opened it: the only one that may read or cancel it. */
   token: string;
   metadata: unknown;
@@ -41,7 +42,7 @@ export interface NewExternalAsk {
 }
 
 export type ExternalCreate =
-  | { kind: "created"; askId: string; sessionId: string }
+  | { kind: "created"; askId: AskId; sessionId: SessionId }
   /** The token used this idempotency key before: the earlier ask, whatever this request holds. */
   | { kind: "replayed"; external: ExternalAsk }
   /** The conversation is busy: a turn runs there, or another question waits. */

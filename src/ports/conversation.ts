@@ -1,4 +1,5 @@
 import type { AnswerInput } from "../ask/answer.js";
+import type { AskId, Platform, SessionId } from "./ids.js";
 import type { CardView, PlatformAdapter } from "./platform-adapter.js";
 import type { RichText } from "./rich-text.js";
 import type { AskStatus, ConversationRef } from "./session-store.js";
@@ -29,7 +30,7 @@ export type MessageOutcome = "duplicate" | "ignored" | "started" | "queued" | "a
 
 export type AnswerOutcome =
   | { kind: "accepted" }
-  | { kind: "invalid"; message: string; fieldErrors?: Record<string, string> }
+  | { kind: "invalid"; message: string; fieldErrors?: Record<string, string> | undefined }
   | { kind: "not-allowed"; notice: RichText }
   | { kind: "already-ended"; status: AskStatus }
   | { kind: "unknown-ask" };
@@ -47,18 +48,18 @@ export interface Conversation {
   /** A chat message reached the bot: start a session or a turn, queue it, read it as an answer, or stop. */
   handleMessage(message: InboundMessage): Promise<MessageOutcome>;
   /** A person answered an ask (tap, form, reply): authorize, validate, claim once, settle, resume. */
-  answer(askId: string, actor: Actor, input: AnswerInput): Promise<AnswerOutcome>;
+  answer(askId: AskId, actor: Actor, input: AnswerInput): Promise<AnswerOutcome>;
   /** Cancel tapped: the model reads `{ok:false, cancelled:true}` and goes on. */
-  cancel(askId: string, actor: Actor): Promise<AnswerOutcome>;
+  cancel(askId: AskId, actor: Actor): Promise<AnswerOutcome>;
   /** Stop: end the session's turn; a pending ask is cancelled, a running loop stops at its next step. */
-  stop(sessionId: string, actor: Actor): Promise<StopOutcome>;
+  stop(sessionId: SessionId, actor: Actor): Promise<StopOutcome>;
   /** Whether this person may open the ask's form, with the card to draw it from. */
-  openAnswer(askId: string, actor: Actor): Promise<OpenAnswer>;
+  openAnswer(askId: AskId, actor: Actor): Promise<OpenAnswer>;
   /**
    * A platform's recently active conversations, and how far back to look in them: where a start looks for messages
    * it missed while it was down. Messages older than `since` must not be fed again (their event ids may be gone).
    */
-  recentConversations(platform: string): Promise<{ since: number; conversations: ConversationRef[] }>;
+  recentConversations(platform: Platform): Promise<{ since: number; conversations: ConversationRef[] }>;
   /** The card a conversation is waiting on, if any (the terminal redraws it on start). */
   pendingCard(conversation: ConversationRef): Promise<CardView | undefined>;
   /** Resolves when every background turn, post and settle has finished. */

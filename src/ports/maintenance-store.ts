@@ -1,12 +1,13 @@
 import type { ApiStore } from "./api-store.js";
+import type { Platform } from "./ids.js";
 import type { TokenUsage } from "./model-client.js";
 import type { Ask, AskStatus, ConversationRef, PendingReply, Session, SessionStatus, SessionStore } from "./session-store.js";
 import type { StoreChanges } from "./store-changes.js";
 
 export interface SessionFilter {
-  status?: SessionStatus;
-  channel?: string;
-  ownerId?: string;
+  status?: SessionStatus | undefined;
+  channel?: string | undefined;
+  ownerId?: string | undefined;
   limit: number;
   offset: number;
 }
@@ -44,7 +45,7 @@ export interface MaintenanceStore {
   /** Every session in one status (recovery reads the `running` ones a crash left). */
   listSessionsByStatus(status: SessionStatus): Promise<Session[]>;
   /** A platform's conversations active since `since`, most recent first: what a start catches up on. */
-  listRecentConversations(platform: string, since: number, limit: number): Promise<ConversationRef[]>;
+  listRecentConversations(platform: Platform, since: number, limit: number): Promise<ConversationRef[]>;
   /** Counts one recovery attempt of an interrupted turn and returns the new count. */
   countRecovery(sessionId: string): Promise<number>;
 }

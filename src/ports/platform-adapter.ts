@@ -1,11 +1,12 @@
 import type { AskSpec } from "../ask/spec.js";
+import type { AskId, Platform, SessionId } from "./ids.js";
 import type { RichText } from "./rich-text.js";
 import type { AskStatus, ConversationRef } from "./session-store.js";
 
 /** Everything a renderer needs to draw one ask as a card. */
 export interface CardView {
-  askId: string;
-  sessionId: string;
+  askId: AskId;
+  sessionId: SessionId;
   conversation: ConversationRef;
   spec: AskSpec;
   /** The people who may answer, as platform user ids; empty with `anyoneInThread`. */
@@ -19,8 +20,8 @@ export interface CardView {
 export interface Settlement {
   status: Exclude<AskStatus, "pending">;
   /** The answer as text, masked; absent for cancel and timeout. */
-  answerText?: string;
-  by?: string;
+  answerText?: string | undefined;
+  by?: string | undefined;
   byAdmin?: boolean;
   stopped?: boolean;
 }
@@ -28,7 +29,7 @@ export interface Settlement {
 export interface ProgressView {
   /** Stable for one turn, so the adapter edits one status message instead of posting many. */
   turnKey: string;
-  sessionId: string;
+  sessionId: SessionId;
   conversation: ConversationRef;
   text: RichText;
   /** The turn is over: remove the Stop button. With nothing shown yet for this turn, nothing needs showing. */
@@ -64,7 +65,7 @@ export function turnKeyOf(session: { id: string; turnCount: number }): string {
 /** Where an ask from the API goes: a channel, and a thread in it or a new one that starts with `opener`. */
 export interface AskPlace {
   channel: string;
-  thread?: string;
+  thread?: string | undefined;
   opener: RichText;
   /** Plain words naming the question, for a platform that titles threads (Discord). */
   title: string;
@@ -72,7 +73,7 @@ export interface AskPlace {
 
 /** A chat platform: draws cards and messages. Inbound traffic is the adapter's own business. */
 export interface PlatformAdapter {
-  readonly platform: string;
+  readonly platform: Platform;
   /**
    * Showing progress costs nothing here (a terminal): every status shows at once. Otherwise a turn's first status
    * waits an interval, so a step that ends within it (most resumes) costs no "Thinking…" call.

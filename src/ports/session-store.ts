@@ -1,10 +1,11 @@
 import type { AnswerValue } from "../ask/answer.js";
 import type { AskSpec } from "../ask/spec.js";
+import { type AskId, asAskId, asSessionId, type Platform, type SessionId, type UserId } from "./ids.js";
 import type { ChatMessage, TokenUsage, ToolResultBlock } from "./model-client.js";
 
 /** Where a session lives: one thread on one platform. */
 export interface ConversationRef {
-  platform: string;
+  platform: Platform;
   workspace: string;
   channel: string;
   thread: string;
@@ -19,9 +20,9 @@ export type TurnOutcome = "completed" | "suspended" | "max-iterations" | "cancel
 export type AskStatus = "pending" | "answered" | "cancelled" | "expired";
 
 export interface Session {
-  id: string;
+  id: SessionId;
   conversation: ConversationRef;
-  ownerId: string;
+  ownerId: UserId;
   status: SessionStatus;
   lastOutcome: TurnOutcome | null;
   lastError: string | null;
@@ -43,8 +44,8 @@ export interface AskAnswer {
 }
 
 export interface Ask {
-  id: string;
-  sessionId: string;
+  id: AskId;
+  sessionId: SessionId;
   toolUseId: string;
   spec: AskSpec;
   status: AskStatus;
@@ -53,7 +54,7 @@ export interface Ask {
   cardRef: string | null;
   deadline: number;
   answer: AskAnswer | null;
-  answeredBy: string | null;
+  answeredBy: UserId | null;
   createdAt: number;
   endedAt: number | null;
 }
@@ -73,9 +74,19 @@ export interface NewAsk {
   deadline: number;
 }
 
-/** The row a new ask becomes: pending, no card yet. */
+/** The row a new ask becomes: pending, no card yet. Where a generated ask id is first named as one. */
 export function pendingAskOf(ask: NewAsk, sessionId: string, now: number): Ask {
-  return { ...ask, sessionId, status: "pending", cardRef: null, answer: null, answeredBy: null, createdAt: now, endedAt: null };
+  return {
+    ...ask,
+    id: asAskId(ask.id),
+    sessionId: asSessionId(sessionId),
+    status: "pending",
+    cardRef: null,
+    answer: null,
+    answeredBy: null,
+    createdAt: now,
+    endedAt: null,
+  };
 }
 
 /**
@@ -110,7 +121,7 @@ export interface AskResolution {
   resultMessage: ChatMessage | null;
   /** `running` resumes the loop; `idle` ends the turn (Stop); null leaves the session as it is (an elicitation). */
   sessionStatus: "running" | "idle" | null;
-  outcome?: TurnOutcome;
+  outcome?: TurnOutcome | undefined;
   /** Written in the same transaction as the claim. */
   audit: AuditEntry;
   now: number;
@@ -131,7 +142,7 @@ export interface NewToolCall {
 
 /** The journal entry of one tool call: `started` until its result is stored. */
 export interface ToolCallRecord {
-  sessionId: string;
+  sessionId: SessionId;
   toolUseId: string;
   name: string;
   argumentsHash: string;
@@ -155,7 +166,7 @@ export interface TurnLease {
 export interface PendingReply {
   /** The turn's key: one reply per turn, and how a platform finds it if it was posted before a crash. */
   key: string;
-  sessionId: string;
+  sessionId: SessionId;
   text: string;
 }
 

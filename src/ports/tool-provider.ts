@@ -54,9 +54,9 @@ export interface ToolCallRequest {
   /** Aborted by the caller (Stop): the call is cancelled on the server, as it is on the provider's own timeout. */
   signal: AbortSignal;
   /** Progress from the server, as one short line. */
-  onProgress?: (text: string) => void;
+  onProgress?: ((text: string) => void) | undefined;
   /** Answers a server's elicitation; absent, every elicitation is declined. */
-  onElicitation?: (request: ElicitationRequest) => Promise<ElicitationResponse>;
+  onElicitation?: ((request: ElicitationRequest) => Promise<ElicitationResponse>) | undefined;
 }
 
 /** A tool's result, mapped to Messages API blocks, cut to the configured size. */

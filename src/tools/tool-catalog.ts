@@ -14,8 +14,8 @@ export interface CatalogTool {
 
 export interface ToolRunOptions {
   signal: AbortSignal;
-  onProgress?: (text: string) => void;
-  onElicitation?: (request: ElicitationRequest) => Promise<ElicitationResponse>;
+  onProgress?: ((text: string) => void) | undefined;
+  onElicitation?: ((request: ElicitationRequest) => Promise<ElicitationResponse>) | undefined;
 }
 
 export interface ToolRunResult {
@@ -25,7 +25,7 @@ export interface ToolRunResult {
 
 export interface ToolCatalogDependencies {
   builtIns: readonly Tool[];
-  provider?: ToolProvider;
+  provider?: ToolProvider | undefined;
   /** Policy rules in force now: an admin's first, then TOOL_POLICY's. */
   rules: () => readonly PolicyRule[];
 }
@@ -81,8 +81,8 @@ export class ToolCatalog {
       name,
       input,
       signal: options.signal,
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
-      ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
+      onProgress: options.onProgress,
+      onElicitation: options.onElicitation,
     });
     return { content: output.content, isError: output.isError };
   }

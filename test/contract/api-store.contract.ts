@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseAskSpec } from "../../src/ask/spec.js";
 import type { ExternalAsk, NewExternalAsk, StoredToken } from "../../src/ports/api-store.js";
+import { asAskId } from "../../src/ports/ids.js";
 import type { Storage } from "../../src/ports/maintenance-store.js";
 import type { ChatMessage } from "../../src/ports/model-client.js";
 import type { AskResolution, ConversationRef } from "../../src/ports/session-store.js";
@@ -218,7 +219,7 @@ export function apiStoreContract(name: string, open: () => Promise<{ store: Stor
         const hook = "https://example.test/hook?ticket=OPS-1&x=%20";
         await store.createExternalAsk(opening({ askId: "A1", key: "K1", metadata, callbackUrl: hook, requestHash: "ef".repeat(32) }));
         const expected: ExternalAsk = {
-          askId: "A1",
+          askId: asAskId("A1"),
           token: "ci",
           metadata,
           callbackUrl: hook,

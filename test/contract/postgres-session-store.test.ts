@@ -78,7 +78,7 @@ const spec = (() => {
   if (!result.ok) throw new Error(result.error);
   return result.spec;
 })();
-const conversation = (thread: string) => ({ platform: "slack", workspace: "T1", channel: "C1", thread });
+const conversation = (thread: string) => ({ platform: "slack" as const, workspace: "T1", channel: "C1", thread });
 
 /** A session suspended on ask `askId`, its card posted. */
 async function suspend(store: Storage, sessionId: string, askId: string, now = 3) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseAskSpec } from "../../src/ask/spec.js";
+import type { Platform } from "../../src/ports/ids.js";
 import type { Storage } from "../../src/ports/maintenance-store.js";
 import type { ChatMessage } from "../../src/ports/model-client.js";
 import type { ConversationRef, SessionStatus } from "../../src/ports/session-store.js";
@@ -187,7 +188,7 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
 
     it("lists a platform's recently active conversations, most recent first", () =>
       withStore(async (store) => {
-        const at = (thread: string, platform = "slack") => ({ ...CONVERSATION, platform, thread });
+        const at = (thread: string, platform: Platform = "slack") => ({ ...CONVERSATION, platform, thread });
         await store.createSession({ id: "old", conversation: at("1"), ownerId: "U1", now: 10 });
         await store.createSession({ id: "new", conversation: at("2"), ownerId: "U1", now: 30 });
         await store.createSession({ id: "mid", conversation: at("3"), ownerId: "U1", now: 20 });
@@ -314,7 +315,7 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
         const session = await store.createSession({ id: "S1", conversation: CONVERSATION, ownerId: "U1", now: 1 });
         await store.startTurnOrQueue(session.id, user("hi"), 2);
         const answer: ChatMessage = { role: "assistant", content: [{ type: "text", text: "Done it." }] };
-        const reply = { key: "S1:1", sessionId: "S1", text: "Done it." };
+        const reply = { key: "S1:1", sessionId: session.id, text: "Done it." };
         await store.commitStep("S1", { messages: [answer], usage: USAGE, end: { outcome: "completed", reply }, now: 3 });
         expect(await store.listPendingReplies(Number.MAX_SAFE_INTEGER, 10)).toEqual([reply]);
         // Only those written before the given time: the sweeper leaves a turn the moment to post its own.

@@ -44,7 +44,7 @@ describe("SqliteSessionStore specifics", () => {
     const write = async (checkpoints: "worker" | "on-commit") => {
       const database = tempDatabasePath();
       const store = new SqliteSessionStore(database.path, { checkpoints });
-      const conversation = { platform: "t", workspace: "w", channel: "c", thread: "1" };
+      const conversation = { platform: "slack" as const, workspace: "w", channel: "c", thread: "1" };
       const session = await store.createSession({ id: "S", conversation, ownerId: "U", now: 1 });
       await store.startTurnOrQueue(session.id, { role: "user", content: [{ type: "text", text: "x" }] }, 1);
       const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
@@ -67,7 +67,7 @@ describe("SqliteSessionStore specifics", () => {
     const store = new SqliteSessionStore(database.path);
     const session = await store.createSession({
       id: "S",
-      conversation: { platform: "t", workspace: "w", channel: "c", thread: "1" },
+      conversation: { platform: "slack" as const, workspace: "w", channel: "c", thread: "1" },
       ownerId: "U",
       now: 1,
     });
@@ -89,7 +89,7 @@ describe("SqliteSessionStore specifics", () => {
     const store = new SqliteSessionStore(database.path);
     await store.createSession({
       id: "S",
-      conversation: { platform: "t", workspace: "w", channel: "c", thread: "1" },
+      conversation: { platform: "slack" as const, workspace: "w", channel: "c", thread: "1" },
       ownerId: "U",
       now: 1,
     });
@@ -111,7 +111,7 @@ describe("SqliteSessionStore specifics", () => {
     raw
       .prepare(
         `INSERT INTO sessions (id, v, conversation_key, platform, workspace, channel, thread, owner_id, status, created_at, updated_at)
-         VALUES ('S', 1, 't:w:c:1', 't', 'w', 'c', '1', 'U', 'idle', 1, 1)`,
+         VALUES ('S', 1, 'slack:w:c:1', 'slack', 'w', 'c', '1', 'U', 'idle', 1, 1)`,
       )
       .run();
     const now = Date.now();

@@ -6,6 +6,7 @@ import { renderCard, truncateClosingFence } from "../../adapters/discord/render-
 import { renderDenyModal } from "../../adapters/discord/render-modal.js";
 import { renderSettledCard, settlementLine } from "../../adapters/discord/render-settlement.js";
 import { approvalSpec, CARD_ARGUMENT_CHARS } from "../../src/ask/approval.js";
+import { asAskId, asSessionId } from "../../src/ports/ids.js";
 import type { CardView } from "../../src/ports/platform-adapter.js";
 import { reply } from "../fakes/fake-anthropic.js";
 import { messageErrors, modalErrors } from "../fakes/fake-discord-limits.js";
@@ -16,7 +17,7 @@ type Json = Record<string, unknown>;
 
 /** The longest exposed tool name DESIGN §11 allows. */
 const LONG_TOOL = `${"s".repeat(20)}__${"t".repeat(42)}`;
-const ASK_ID = "ApprovalAsk_1";
+const ASK_ID = asAskId("ApprovalAsk_1");
 
 /** About 100 KB of pretty JSON, with text Discord would otherwise act on. */
 function hugeInput(): Json {
@@ -29,7 +30,7 @@ function hugeInput(): Json {
 function approvalCard(input: unknown, tool = "files__write_file", description = "Writes files on the server."): CardView {
   return {
     askId: ASK_ID,
-    sessionId: "0b5e6c1e-8f7a-4a7e-9d57-5f1f2a3b4c5d",
+    sessionId: asSessionId("0b5e6c1e-8f7a-4a7e-9d57-5f1f2a3b4c5d"),
     conversation: { platform: "discord", workspace: "1", channel: "2", thread: "3" },
     spec: approvalSpec({ tool, description, input, timeoutSeconds: 600 }),
     answerers: ["111"],
@@ -98,7 +99,7 @@ describe("the approval card on Discord", () => {
   });
 
   it("the custom id round-trips within 100 characters", () => {
-    const askId = "A".repeat(64);
+    const askId = asAskId("A".repeat(64));
     const id = componentId({ kind: "arguments", askId });
     expect(id).toBe(`ask:${askId}:args`);
     expect(id.length).toBeLessThanOrEqual(100);
@@ -166,7 +167,7 @@ describe("the approval card through discord.js and the fake Discord API", () => 
     harness = await new DiscordHarness().start();
     harness.anthropic.script(reply("Hello."));
     const thread = await harness.mention(ALICE, "write the file");
-    const conversation = { platform: "discord", workspace: harness.discord.guildId, channel: harness.discord.channelId, thread };
+    const conversation = { platform: "discord" as const, workspace: harness.discord.guildId, channel: harness.discord.channelId, thread };
     const session = await harness.store.findSession(conversation);
     if (!session) throw new Error("no session in the thread");
     expect(await harness.store.startTurnOrQueue(session.id, { role: "user", content: [{ type: "text", text: "go" }] }, harness.now)).toBe(

@@ -42,7 +42,7 @@ describe("cards posted once (Discord)", () => {
     // A second post of the same card (a retry whose first answer was lost) within Discord's window.
     const found = (await harness.store.getAskWithSession(askId))!;
     const again = await harness.adapter.postCard({
-      askId,
+      askId: found.ask.id,
       sessionId: found.session.id,
       conversation: found.session.conversation,
       spec: found.ask.spec,

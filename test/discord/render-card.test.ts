@@ -4,6 +4,7 @@ import { checkMessagePayload } from "../../adapters/discord/check-payload.js";
 import { renderCard } from "../../adapters/discord/render-card.js";
 import { renderFormModal, renderTextModal } from "../../adapters/discord/render-modal.js";
 import { renderSettledCard, settlementLine } from "../../adapters/discord/render-settlement.js";
+import { asAskId } from "../../src/ports/ids.js";
 import { messageErrors } from "../fakes/fake-discord-limits.js";
 import { cardFor, DEADLINE } from "./card-fixtures.js";
 
@@ -87,7 +88,7 @@ describe("modals", () => {
       ...Array.from({ length: 5 }, (_, index) => ({ name: `n${index}`, type: "number" })),
     ];
     const { spec } = cardFor({ type: "form", question: "Config", fields });
-    const first = renderFormModal("AbCdEfGhIjKl", spec, 0, { secret: "hunter2", verbose: true });
+    const first = renderFormModal(asAskId("AbCdEfGhIjKl"), spec, 0, { secret: "hunter2", verbose: true });
     expect(first.title).toBe("Fill in (1/2)");
     expect(first.components).toHaveLength(5);
     const [password, toggle] = first.components as unknown as Array<{ description?: string; component: Record<string, unknown> }>;
@@ -97,12 +98,12 @@ describe("modals", () => {
       { label: "Yes", value: "yes", default: true },
       { label: "No", value: "no" },
     ]);
-    expect(renderFormModal("AbCdEfGhIjKl", spec, 1).components).toHaveLength(2);
+    expect(renderFormModal(asAskId("AbCdEfGhIjKl"), spec, 1).components).toHaveLength(2);
   });
 
   it("an input modal is prefilled with the default", () => {
     const { spec } = cardFor({ type: "input", question: "Name?", default: "Aurora" });
-    const modal = renderTextModal("AbCdEfGhIjKl", spec, "text");
+    const modal = renderTextModal(asAskId("AbCdEfGhIjKl"), spec, "text");
     expect((modal.components[0] as unknown as { component: { value: string; required: boolean } }).component).toMatchObject({
       value: "Aurora",
       required: false,

@@ -7,6 +7,7 @@ import { formParts, renderFormModal, renderTextModal } from "../../adapters/disc
 import { renderSettledCard } from "../../adapters/discord/render-settlement.js";
 import { splitMessage } from "../../adapters/discord/split-message.js";
 import { ASK_TYPES, FIELD_TYPES, parseAskSpec, SPEC_LIMITS } from "../../src/ask/spec.js";
+import { asAskId, asSessionId } from "../../src/ports/ids.js";
 import { messageErrors, modalErrors } from "../fakes/fake-discord-limits.js";
 import { cardFor } from "./card-fixtures.js";
 
@@ -102,14 +103,14 @@ describe("any valid AskSpec renders within Discord's limits", () => {
 
 describe("custom ids", () => {
   it("round-trip and stay within 100 characters", () => {
-    const askId = fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/);
+    const askId = fc.stringMatching(/^[A-Za-z0-9_-]{1,64}$/).map(asAskId);
     const index = fc.integer({ min: 0, max: 999 });
     const action = fc.oneof(
       fc.record({ kind: fc.constant("option" as const), askId, index }),
       fc.record({ kind: fc.constantFrom("pick" as const, "multi" as const), askId, group: index }),
       fc.record({ kind: fc.constantFrom("done" as const, "cancel" as const, "continue" as const, "other" as const), askId }),
       fc.record({ kind: fc.constant("open" as const), askId, part: index }),
-      fc.record({ kind: fc.constant("stop" as const), sessionId: fc.uuid() }),
+      fc.record({ kind: fc.constant("stop" as const), sessionId: fc.uuid().map(asSessionId) }),
     );
     fc.assert(
       fc.property(action, (value) => {

@@ -115,7 +115,7 @@ describe("tools from an MCP server, with a person's approval of the exact call",
     });
     await harness.engine.idle();
     expect(files.recorded()).not.toContain("delete_record r2");
-    expect(resultsOf()[0]).toMatchObject({ is_error: true, content: `denied by test:${OWNER.id}: not on a Friday` });
+    expect(resultsOf()[0]).toMatchObject({ is_error: true, content: `denied by slack:${OWNER.id}: not on a Friday` });
     expect(harness.adapter.settled.at(-1)?.settlement.answerText).toBe("Denied: “not on a Friday”");
   });
 
@@ -127,7 +127,7 @@ describe("tools from an MCP server, with a person's approval of the exact call",
     expect(await harness.say("ok")).toBe("answered");
     await harness.engine.idle();
     expect(files.recorded()).not.toContain("delete_record r9");
-    expect(resultsOf()[0]).toMatchObject({ is_error: true, content: `denied by test:${OWNER.id}: ok` });
+    expect(resultsOf()[0]).toMatchObject({ is_error: true, content: `denied by slack:${OWNER.id}: ok` });
   });
 
   it("no decision in time: the call does not run and the model reads that the approval timed out", async () => {
@@ -166,7 +166,7 @@ describe("tools from an MCP server, with a person's approval of the exact call",
     await harness.engine.idle();
     expect(files.recorded().filter((line) => line.startsWith("delete_record"))).toEqual(["delete_record a"]);
     const results = resultsOf();
-    expect(results.map((result) => textOf(result))).toEqual(["deleted a", "value of k", `denied by test:${OWNER.id}: no reason given`]);
+    expect(results.map((result) => textOf(result))).toEqual(["deleted a", "value of k", `denied by slack:${OWNER.id}: no reason given`]);
     expect(fake.requests).toHaveLength(2);
   });
 
@@ -204,7 +204,7 @@ describe("tools from an MCP server, with a person's approval of the exact call",
   it("at most once: a call a crash left started is not sent again, unless the tool is idempotent", async () => {
     await open("srv__*=auto");
     // The state a SIGKILL leaves between "started" and "finished": the message and the journal, no result.
-    const conversation = { platform: "test", workspace: "T1", channel: "C1", thread: "crash" };
+    const conversation = { platform: "slack" as const, workspace: "T1", channel: "C1", thread: "crash" };
     const session = await harness.store.createSession({ id: "S-crash", conversation, ownerId: OWNER.id, now });
     await harness.store.startTurnOrQueue(session.id, { role: "user", content: [{ type: "text", text: "go" }] }, now);
     const calls = [
@@ -244,7 +244,7 @@ describe("tools from an MCP server, with a person's approval of the exact call",
     fake.script({ content: [toolUse("srv__slow", { seconds: 20 })] });
     const started = harness.say("work slowly");
     await waitUntil(() => harness.adapter.progress.some((view) => JSON.stringify(view.text).includes("srv__slow: ")));
-    const session = await harness.store.findSession({ platform: "test", workspace: "T1", channel: "C1", thread: "1700000000.000100" });
+    const session = await harness.store.findSession({ platform: "slack", workspace: "T1", channel: "C1", thread: "1700000000.000100" });
     expect(await harness.engine.stop(session!.id, OWNER)).toBe("stopping");
     await started;
     await harness.engine.idle();
@@ -258,7 +258,7 @@ describe("tools from an MCP server, with a person's approval of the exact call",
     fake.script({ content: [toolUse("srv__slow", { seconds: 20 })] });
     const started = harness.say("work slowly");
     await waitUntil(() => harness.adapter.progress.some((view) => JSON.stringify(view.text).includes("srv__slow: ")));
-    const session = await harness.store.findSession({ platform: "test", workspace: "T1", channel: "C1", thread: "1700000000.000100" });
+    const session = await harness.store.findSession({ platform: "slack", workspace: "T1", channel: "C1", thread: "1700000000.000100" });
     const stoppedAt = Date.now();
     // What engine.stop in another process does: the flag, and no abort of this process's call.
     await harness.store.requestStop(session!.id);
@@ -341,7 +341,7 @@ describe("tools from an MCP server, with a person's approval of the exact call",
     expect(resultsOf()[0]).toMatchObject({
       tool_use_id: "toolu_shared",
       is_error: true,
-      content: `denied by test:${OWNER.id}: no reason given`,
+      content: `denied by slack:${OWNER.id}: no reason given`,
     });
     expect(files.recorded().filter((line) => line === "delete_record x")).toHaveLength(1);
   });
@@ -440,7 +440,7 @@ describe("a server's elicitation during a call becomes a form card in the thread
 
   it("a form a crash left open is taken down at start-up, and the turn's next ask is the session's only one", async () => {
     await open("srv__*=auto");
-    const conversation = { platform: "test", workspace: "T1", channel: "C1", thread: "crash-form" };
+    const conversation = { platform: "slack" as const, workspace: "T1", channel: "C1", thread: "crash-form" };
     const session = await harness.store.createSession({ id: "S-form", conversation, ownerId: OWNER.id, now });
     await harness.store.startTurnOrQueue(session.id, { role: "user", content: [{ type: "text", text: "go" }] }, now);
     const form = { type: "form" as const, dialect: "typed" as const, title: "srv asks", question: "Sure?", options: [], fields: [] };

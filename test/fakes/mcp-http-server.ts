@@ -43,7 +43,7 @@ export async function startTestHttpMcpServer(options: { requiredAuthorization?: 
     const url = new URL(request.url ?? "/", "http://127.0.0.1");
     if (url.pathname === "/mcp") {
       // Stateless: one server and transport per request, as the SDK's stateless example does.
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      const transport = new StreamableHTTPServerTransport({});
       const server = createMcpServer();
       response.on("close", () => {
         void transport.close();

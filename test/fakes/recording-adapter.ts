@@ -1,4 +1,5 @@
 import type { AdminReply } from "../../src/ports/conversation.js";
+import type { Platform } from "../../src/ports/ids.js";
 import type { CardView, PlatformAdapter, ProgressView, ReplyOptions, Settlement } from "../../src/ports/platform-adapter.js";
 import { type RichText, type RichTextDialect, renderRichText } from "../../src/ports/rich-text.js";
 import type { ConversationRef } from "../../src/ports/session-store.js";
@@ -22,7 +23,7 @@ export function recordedAdminReply(reply: AdminReply): string {
 
 /** A PlatformAdapter that draws nothing and remembers everything, for engine tests and benches. */
 export class RecordingAdapter implements PlatformAdapter {
-  readonly platform: string;
+  readonly platform: Platform;
   readonly cards: CardView[] = [];
   readonly settled: Array<{ card: CardView; settlement: Settlement }> = [];
   readonly messages: Array<{ conversation: ConversationRef; text: string; options?: ReplyOptions }> = [];
@@ -38,7 +39,7 @@ export class RecordingAdapter implements PlatformAdapter {
   failSettles = 0;
   private cardCounter = 0;
 
-  constructor(platform = "test") {
+  constructor(platform: Platform = "slack") {
     this.platform = platform;
   }
 

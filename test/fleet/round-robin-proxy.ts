@@ -8,7 +8,7 @@ export interface RoutedRequest {
   target: number;
   method: string;
   path: string;
-  status?: number;
+  status?: number | undefined;
 }
 
 /**

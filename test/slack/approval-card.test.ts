@@ -7,6 +7,7 @@ import { renderCard } from "../../adapters/slack/render-card.js";
 import { renderAnswerModal } from "../../adapters/slack/render-modal.js";
 import { renderSettledCard, settlementLine } from "../../adapters/slack/render-settled.js";
 import { approvalSpec, CARD_ARGUMENT_CHARS } from "../../src/ask/approval.js";
+import { asAskId, asSessionId } from "../../src/ports/ids.js";
 import type { CardView } from "../../src/ports/platform-adapter.js";
 import { reply } from "../fakes/fake-anthropic.js";
 import { FAKE_TEAM_ID } from "../fakes/fake-slack-api.js";
@@ -30,8 +31,8 @@ function hugeInput(): Json {
 
 function approvalCard(input: unknown, tool = "files__write_file", overrides: Partial<CardView> = {}): CardView {
   return {
-    askId: "ApprovalAsk_1",
-    sessionId: "0b8e7a7e-8f0e-4a43-9a3f-3a8d1d8f0c11",
+    askId: asAskId("ApprovalAsk_1"),
+    sessionId: asSessionId("0b8e7a7e-8f0e-4a43-9a3f-3a8d1d8f0c11"),
     conversation: { platform: "slack", workspace: "T1", channel: "C1", thread: "1700000000.000100" },
     spec: approvalSpec({ tool, description: "Writes files on the server.", input, timeoutSeconds: 600 }),
     answerers: ["U_ALICE"],
@@ -224,7 +225,7 @@ describe("the approval card through Bolt and the fake Slack API", () => {
     harness = await new SlackHarness().start();
     const thread = nextTs();
     const now = Date.now();
-    const conversation = { platform: "slack", workspace: FAKE_TEAM_ID, channel: CHANNEL, thread };
+    const conversation = { platform: "slack" as const, workspace: FAKE_TEAM_ID, channel: CHANNEL, thread };
     const session = await harness.store.createSession({ id: "sess-approval", conversation, ownerId: ALICE, now });
     await harness.store.startTurnOrQueue(session.id, { role: "user", content: [{ type: "text", text: "write it" }] }, now);
     await harness.store.commitStep(session.id, {

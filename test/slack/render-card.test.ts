@@ -4,6 +4,7 @@ import { renderCard } from "../../adapters/slack/render-card.js";
 import { PASSWORD_WARNING, renderAnswerModal } from "../../adapters/slack/render-modal.js";
 import { renderProgress } from "../../adapters/slack/render-progress.js";
 import { renderSettledCard, settlementLine } from "../../adapters/slack/render-settled.js";
+import { asSessionId } from "../../src/ports/ids.js";
 import type { CardView } from "../../src/ports/platform-adapter.js";
 import { mention, rich } from "../../src/ports/rich-text.js";
 import { checkMessage, checkView } from "../fakes/fake-slack-limits.js";
@@ -173,7 +174,7 @@ describe("settling", () => {
 describe("renderProgress", () => {
   const view = {
     turnKey: "s:1",
-    sessionId: "session-1",
+    sessionId: asSessionId("session-1"),
     conversation: cardOf({ question: "q" }).conversation,
     text: rich`Waiting for ${mention("U_ALICE")}`,
   };

@@ -5,6 +5,7 @@ import { renderCard } from "../../adapters/slack/render-card.js";
 import { renderAnswerModal } from "../../adapters/slack/render-modal.js";
 import { renderSettledCard } from "../../adapters/slack/render-settled.js";
 import { ASK_TYPES, FIELD_TYPES, parseAskSpec } from "../../src/ask/spec.js";
+import { asAskId, asSessionId } from "../../src/ports/ids.js";
 import type { CardView, Settlement } from "../../src/ports/platform-adapter.js";
 import { checkMessage, checkView } from "../fakes/fake-slack-limits.js";
 import { actionIdsOf } from "./slack-harness.js";
@@ -61,8 +62,8 @@ function cardView(input: unknown): CardView | undefined {
   const parsed = parseAskSpec(input, 86400);
   if (!parsed.ok) return undefined;
   return {
-    askId: "Zx9_-ab12cd34",
-    sessionId: "0b8e7a7e-8f0e-4a43-9a3f-3a8d1d8f0c11",
+    askId: asAskId("Zx9_-ab12cd34"),
+    sessionId: asSessionId("0b8e7a7e-8f0e-4a43-9a3f-3a8d1d8f0c11"),
     conversation: { platform: "slack", workspace: "T1", channel: "C1", thread: "1.0" },
     spec: parsed.spec,
     answerers: ["U_OWNER"],

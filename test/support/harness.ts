@@ -18,7 +18,7 @@ import type { ToolRules } from "../../src/tools/tool-rules.js";
 import { FakeAnthropic } from "../fakes/fake-anthropic.js";
 import { RecordingAdapter } from "../fakes/recording-adapter.js";
 
-export const CONVERSATION: ConversationRef = { platform: "test", workspace: "T1", channel: "C1", thread: "1700000000.000100" };
+export const CONVERSATION: ConversationRef = { platform: "slack", workspace: "T1", channel: "C1", thread: "1700000000.000100" };
 export const OWNER = { id: "U_OWNER", name: "alice" };
 
 export function tempDatabasePath(): { path: string; cleanup: () => void } {

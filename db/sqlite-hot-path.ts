@@ -1,0 +1,248 @@
+import type Database from "better-sqlite3";
+import type { ChatMessage, ToolResultBlock } from "../src/ports/model-client.js";
+import {
+  type Ask,
+  type AskResolution,
+  type AuditEntry,
+  type ConversationRef,
+  conversationKey,
+  type NewAsk,
+  type NewSession,
+  type NewToolCall,
+  type Session,
+  type SessionStore,
+  type StartOrQueue,
+  type Step,
+  type StepResult,
+  type ToolCallRecord,
+  type TurnLease,
+} from "../src/ports/session-store.js";
+import { checkVersion, readContent, writeContent, writeSpec, writeToolResult } from "./records.js";
+import { translateStoreErrors } from "./sqlite-errors.js";
+import { SESSION_COLUMNS, type SessionRow, toAsk, toSession, toToolCall } from "./sqlite-rows.js";
+import { prepareStatements, type Statements } from "./sqlite-statements.js";
+
+/** The hot path (SessionStore) on one SQLite file. Statements are prepared once; every method is one transaction. */
+export class SqliteHotPath implements SessionStore {
+  protected readonly statements: Statements;
+
+  constructor(readonly db: Database.Database) {
+    this.statements = prepareStatements(db);
+  }
+
+  async claimEvent(eventId: string, now: number): Promise<boolean> {
+    return this.statements.claimEvent.run(eventId, now).changes === 1;
+  }
+
+  async createSession(input: NewSession): Promise<Session> {
+    const { conversation } = input;
+    const key = conversationKey(conversation);
+    this.statements.insertSession.run({ id: input.id, key, ...conversation, owner: input.ownerId, now: input.now });
+    // INSERT OR IGNORE: a concurrent creator for the same thread wins, and both read the one row.
+    return toSession(this.statements.sessionByKey.get(key)!);
+  }
+
+  async getSession(id: string): Promise<Session | undefined> {
+    const row = this.statements.sessionById.get(id);
+    return row ? toSession(row) : undefined;
+  }
+
+  async takeTurn(sessionId: string, lease: TurnLease): Promise<{ taken: true } | { taken: false; holder: string | null }> {
+    const until = lease.now + lease.ttlMs;
+    const parameters = { id: sessionId, owner: lease.owner, until, now: lease.now, displace: lease.displace ?? null };
+    if (this.statements.takeTurn.run(parameters).changes > 0) return { taken: true };
+    const row = this.statements.leaseHolder.get(sessionId);
+    return { taken: false, holder: row?.status === "running" ? row.lease_owner : null };
+  }
+
+  async releaseTurn(sessionId: string, owner: string): Promise<void> {
+    this.statements.releaseTurn.run(sessionId, owner);
+  }
+
+  async replyPosted(key: string): Promise<void> {
+    this.statements.deleteReply.run(key);
+  }
+
+  async waitingSessionIn(place: Omit<ConversationRef, "thread">): Promise<Session | undefined> {
+    const row = this.statements.waitingSessionIn.get(place.platform, place.workspace, place.channel);
+    return row ? toSession(row) : undefined;
+  }
+
+  async findSession(conversation: ConversationRef): Promise<Session | undefined> {
+    const row = this.statements.sessionByKey.get(conversationKey(conversation));
+    return row ? toSession(row) : undefined;
+  }
+
+  async loadMessages(sessionId: string): Promise<ChatMessage[]> {
+    return this.statements.messages.all(sessionId).map((row) => {
+      checkVersion("message", row.v);
+      return { role: row.role, content: readContent(row.content) };
+    });
+  }
+
+  async startTurnOrQueue(sessionId: string, message: ChatMessage | null, now: number, eventId?: string): Promise<StartOrQueue> {
+    return this.db
+      .transaction((): StartOrQueue => {
+        const row = this.statements.sessionById.get(sessionId);
+        if (!row) throw new Error(`no session ${sessionId}`);
+        if (row.status === "waiting") return "waiting";
+        if (eventId !== undefined && this.statements.claimEvent.run(eventId, now).changes === 0) return "duplicate";
+        if (row.status === "running") {
+          if (message) this.statements.queue.run(sessionId, writeContent(message.content));
+          return "queued";
+        }
+        if (message) this.statements.insertMessage.run(sessionId, row.message_count, message.role, writeContent(message.content));
+        this.statements.beginTurn.run(message ? 1 : 0, now, sessionId);
+        return "started";
+      })
+      .immediate();
+  }
+
+  async commitStep(sessionId: string, step: Step): Promise<StepResult> {
+    return this.db
+      .transaction((): StepResult => {
+        const parameters = {
+          id: sessionId,
+          added: step.messages.length,
+          iteration: step.messages.some((message) => message.role === "assistant") ? 1 : 0,
+          input: step.usage.inputTokens,
+          output: step.usage.outputTokens,
+          cacheRead: step.usage.cacheReadTokens,
+          cacheWrite: step.usage.cacheWriteTokens,
+          now: step.now,
+        };
+        const updated = (step.ask ? this.statements.stepSuspend : this.statements.step).get(parameters);
+        if (!updated) throw new Error(`no session ${sessionId}`);
+        let seq = updated.message_count - step.messages.length;
+        for (const message of step.messages)
+          this.statements.insertMessage.run(sessionId, seq++, message.role, writeContent(message.content));
+        if (step.ask) {
+          this.statements.insertAsk.run({
+            id: step.ask.id,
+            sessionId,
+            toolUseId: step.ask.toolUseId,
+            spec: writeSpec(step.ask.spec),
+            siblings: JSON.stringify(step.ask.siblingResults),
+            deadline: step.ask.deadline,
+            now: step.now,
+          });
+          return { nextTurn: false };
+        }
+        if (!step.end) return { nextTurn: false };
+        const queued = this.statements.queued.all(sessionId);
+        const status = step.end.outcome === "failed" ? "failed" : "idle";
+        this.statements.endTurn.run({ id: sessionId, status, outcome: step.end.outcome, error: step.end.error ?? null });
+        if (step.end.reply) this.statements.insertReply.run(step.end.reply.key, sessionId, step.end.reply.text, step.now);
+        if (queued.length === 0) return { nextTurn: false };
+        // Messages queued during the turn start the next one in this same transaction: none is dropped.
+        for (const item of queued) {
+          checkVersion("queued message", item.v);
+          this.statements.insertMessage.run(sessionId, seq++, "user", item.content);
+        }
+        this.statements.dequeue.run(sessionId);
+        this.statements.beginTurn.run(queued.length, step.now, sessionId);
+        return { nextTurn: true };
+      })
+      .immediate();
+  }
+
+  async getAsk(askId: string): Promise<Ask | undefined> {
+    const row = this.statements.askById.get(askId);
+    return row ? toAsk(row) : undefined;
+  }
+
+  async pendingAsk(sessionId: string): Promise<Ask | undefined> {
+    const row = this.statements.pendingAsk.get(sessionId);
+    return row ? toAsk(row) : undefined;
+  }
+
+  async getAskWithSession(askId: string): Promise<{ ask: Ask; session: Session } | undefined> {
+    const row = this.statements.askWithSession.get(askId);
+    if (!row) return undefined;
+    const sessionRow = Object.fromEntries(SESSION_COLUMNS.map((column) => [column, row[`s_${column}`]])) as unknown as SessionRow;
+    return { ask: toAsk(row), session: toSession(sessionRow) };
+  }
+
+  async isStopRequested(sessionId: string): Promise<boolean> {
+    return this.statements.stopRequested.get(sessionId)?.stop_requested === 1;
+  }
+
+  async resolveAsk(askId: string, resolution: AskResolution): Promise<Ask | undefined> {
+    return this.db
+      .transaction((): Ask | undefined => {
+        const claimed = this.statements.claimAsk.get({
+          id: askId,
+          status: resolution.status,
+          answer: resolution.answer ? JSON.stringify(resolution.answer) : null,
+          by: resolution.answeredBy,
+          now: resolution.now,
+        });
+        if (!claimed) return undefined;
+        const { resultMessage } = resolution;
+        const updated = this.statements.resumeSession.get({
+          id: claimed.session_id,
+          status: resolution.sessionStatus,
+          added: resultMessage ? 1 : 0,
+          outcome: resolution.outcome ?? null,
+          now: resolution.now,
+        })!;
+        if (resultMessage)
+          this.statements.insertMessage.run(claimed.session_id, updated.message_count - 1, "user", writeContent(resultMessage.content));
+        this.statements.audit.run(resolution.audit);
+        return toAsk(claimed);
+      })
+      .immediate();
+  }
+
+  async setCardRef(askId: string, cardRef: string, deadline: number): Promise<Ask["status"] | undefined> {
+    return this.statements.setCardRef.get(cardRef, deadline, askId)?.status;
+  }
+
+  async recordCardSettled(askId: string, now: number): Promise<void> {
+    this.statements.recordCardSettled.run(now, askId);
+  }
+
+  async hasEvent(eventId: string): Promise<boolean> {
+    return this.statements.hasEvent.get(eventId) !== undefined;
+  }
+
+  async openAsk(sessionId: string, ask: NewAsk, now: number): Promise<void> {
+    this.statements.insertAsk.run({
+      id: ask.id,
+      sessionId,
+      toolUseId: ask.toolUseId,
+      spec: writeSpec(ask.spec),
+      siblings: JSON.stringify(ask.siblingResults),
+      deadline: ask.deadline,
+      now,
+    });
+  }
+
+  async askForToolUse(sessionId: string, toolUseId: string): Promise<Ask | undefined> {
+    const row = this.statements.askForToolUse.get(sessionId, toolUseId);
+    return row ? toAsk(row) : undefined;
+  }
+
+  async getToolCall(sessionId: string, toolUseId: string): Promise<ToolCallRecord | undefined> {
+    const row = this.statements.toolCall.get(sessionId, toolUseId);
+    return row ? toToolCall(row) : undefined;
+  }
+
+  async startToolCall(call: NewToolCall): Promise<boolean> {
+    return this.statements.startToolCall.run(call).changes === 1;
+  }
+
+  async finishToolCall(sessionId: string, toolUseId: string, result: ToolResultBlock, now: number): Promise<void> {
+    this.statements.finishToolCall.run(writeToolResult(result), now, sessionId, toolUseId);
+  }
+
+  async requestStop(sessionId: string): Promise<void> {
+    this.statements.requestStop.run(sessionId);
+  }
+
+  async audit(entry: AuditEntry): Promise<void> {
+    this.statements.audit.run(entry);
+  }
+}
+
+translateStoreErrors(SqliteHotPath.prototype);

@@ -1,0 +1,125 @@
+import type Database from "better-sqlite3";
+import type { ChatMessage } from "../src/ports/model-client.js";
+import type { Ask } from "../src/ports/session-store.js";
+import { RECORD_VERSION } from "./records.js";
+import { type AskRow, SESSION_COLUMNS, type SessionRow, type ToolCallRow } from "./sqlite-rows.js";
+
+interface StepParameters {
+  id: string;
+  added: number;
+  /** 1 when the step holds an assistant message (a model iteration), else 0. */
+  iteration: number;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  now: number;
+}
+
+/** Every statement of the hot path, prepared once on the store's connection. */
+export function prepareStatements(db: Database.Database) {
+  return {
+    claimEvent: db.prepare("INSERT OR IGNORE INTO processed_events (event_id, at) VALUES (?, ?)"),
+    hasEvent: db.prepare<[string], { found: number }>("SELECT 1 AS found FROM processed_events WHERE event_id = ?"),
+    insertSession: db.prepare(
+      `INSERT OR IGNORE INTO sessions (id, v, conversation_key, platform, workspace, channel, thread, owner_id, status, created_at, updated_at)
+       VALUES (@id, ${RECORD_VERSION}, @key, @platform, @workspace, @channel, @thread, @owner, 'idle', @now, @now)`,
+    ),
+    sessionById: db.prepare<[string], SessionRow>("SELECT * FROM sessions WHERE id = ?"),
+    sessionByKey: db.prepare<[string], SessionRow>("SELECT * FROM sessions WHERE conversation_key = ?"),
+    ping: db.prepare<[], { one: number }>("SELECT 1 AS one FROM sessions LIMIT 1"),
+    // Only for top-level DM messages; no index: a scan of sessions is well under a millisecond per thousand rows.
+    waitingSessionIn: db.prepare<[string, string, string], SessionRow>(
+      `SELECT * FROM sessions WHERE status = 'waiting' AND platform = ? AND workspace = ? AND channel = ?
+       ORDER BY updated_at DESC, id LIMIT 1`,
+    ),
+    messages: db.prepare<[string], { v: number; role: ChatMessage["role"]; content: string }>(
+      "SELECT v, role, content FROM messages WHERE session_id = ? ORDER BY seq",
+    ),
+    insertMessage: db.prepare(`INSERT INTO messages (session_id, seq, v, role, content) VALUES (?, ?, ${RECORD_VERSION}, ?, ?)`),
+    beginTurn: db.prepare(
+      `UPDATE sessions SET status = 'running', turn_count = turn_count + 1, turn_asks = 0, turn_iterations = 0,
+         stop_requested = 0, last_error = NULL, message_count = message_count + ?, updated_at = ? WHERE id = ?`,
+    ),
+    queue: db.prepare(`INSERT INTO queued_messages (session_id, v, content) VALUES (?, ${RECORD_VERSION}, ?)`),
+    queued: db.prepare<[string], { id: number; v: number; content: string }>(
+      "SELECT id, v, content FROM queued_messages WHERE session_id = ? ORDER BY id",
+    ),
+    dequeue: db.prepare("DELETE FROM queued_messages WHERE session_id = ?"),
+    // Each step bumps the counters and returns the new message count, so no read precedes the inserts.
+    step: db.prepare<StepParameters, { message_count: number }>(
+      `UPDATE sessions SET message_count = message_count + @added, turn_iterations = turn_iterations + @iteration,
+         input_tokens = input_tokens + @input, output_tokens = output_tokens + @output,
+         cache_read_tokens = cache_read_tokens + @cacheRead, cache_write_tokens = cache_write_tokens + @cacheWrite,
+         updated_at = @now WHERE id = @id RETURNING message_count`,
+    ),
+    stepSuspend: db.prepare<StepParameters, { message_count: number }>(
+      `UPDATE sessions SET message_count = message_count + @added, turn_iterations = turn_iterations + @iteration,
+         input_tokens = input_tokens + @input, output_tokens = output_tokens + @output,
+         cache_read_tokens = cache_read_tokens + @cacheRead, cache_write_tokens = cache_write_tokens + @cacheWrite,
+         updated_at = @now, status = 'waiting', turn_asks = turn_asks + 1, last_outcome = 'suspended', recovery_attempts = 0
+       WHERE id = @id RETURNING message_count`,
+    ),
+    endTurn: db.prepare(
+      "UPDATE sessions SET status = @status, last_outcome = @outcome, last_error = @error, recovery_attempts = 0 WHERE id = @id",
+    ),
+    insertReply: db.prepare<[string, string, string, number]>(
+      "INSERT OR IGNORE INTO pending_replies (key, session_id, text, created_at) VALUES (?, ?, ?, ?)",
+    ),
+    deleteReply: db.prepare<[string]>("DELETE FROM pending_replies WHERE key = ?"),
+    takeTurn: db.prepare<{ id: string; owner: string; until: number; now: number; displace: string | null }>(
+      `UPDATE sessions SET lease_owner = @owner, lease_until = @until
+       WHERE id = @id AND status = 'running'
+         AND (lease_owner IS NULL OR lease_owner = @owner OR lease_until <= @now OR lease_owner = @displace)`,
+    ),
+    leaseHolder: db.prepare<[string], { lease_owner: string | null; status: string }>(
+      "SELECT lease_owner, status FROM sessions WHERE id = ?",
+    ),
+    releaseTurn: db.prepare<[string, string]>(
+      "UPDATE sessions SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?",
+    ),
+    insertAsk: db.prepare(
+      `INSERT INTO asks (id, v, session_id, tool_use_id, spec, status, sibling_results, deadline, created_at)
+       VALUES (@id, ${RECORD_VERSION}, @sessionId, @toolUseId, @spec, 'pending', @siblings, @deadline, @now)`,
+    ),
+    askById: db.prepare<[string], AskRow>("SELECT * FROM asks WHERE id = ?"),
+    pendingAsk: db.prepare<[string], AskRow>("SELECT * FROM asks WHERE session_id = ? AND status = 'pending' LIMIT 1"),
+    claimAsk: db.prepare<{ id: string; status: string; answer: string | null; by: string | null; now: number }, AskRow>(
+      `UPDATE asks SET status = @status, answer = @answer, answered_by = @by, ended_at = @now
+       WHERE id = @id AND status = 'pending' RETURNING *`,
+    ),
+    resumeSession: db.prepare<
+      { id: string; status: string | null; added: number; outcome: string | null; now: number },
+      { message_count: number }
+    >(
+      `UPDATE sessions SET status = COALESCE(@status, status), message_count = message_count + @added, last_outcome = COALESCE(@outcome, last_outcome),
+         recovery_attempts = 0, updated_at = @now WHERE id = @id RETURNING message_count`,
+    ),
+    askWithSession: db.prepare<[string], AskRow & { [column: `s_${string}`]: unknown }>(
+      `SELECT asks.*, ${SESSION_COLUMNS.map((column) => `sessions.${column} AS s_${column}`).join(", ")}
+       FROM asks JOIN sessions ON sessions.id = asks.session_id WHERE asks.id = ?`,
+    ),
+    stopRequested: db.prepare<[string], { stop_requested: number }>("SELECT stop_requested FROM sessions WHERE id = ?"),
+    setCardRef: db.prepare<[string, number, string], { status: Ask["status"] }>(
+      "UPDATE asks SET card_ref = ?, deadline = ? WHERE id = ? RETURNING status",
+    ),
+    recordCardSettled: db.prepare<[number, string]>("UPDATE asks SET settled_at = ? WHERE id = ? AND status != 'pending'"),
+    requestStop: db.prepare("UPDATE sessions SET stop_requested = 1 WHERE id = ?"),
+    waitOnExternal: db.prepare<[number, string]>("UPDATE sessions SET status = 'waiting', updated_at = ? WHERE id = ?"),
+    askForToolUse: db.prepare<[string, string], AskRow>(
+      "SELECT * FROM asks WHERE session_id = ? AND tool_use_id = ? ORDER BY created_at DESC, id DESC LIMIT 1",
+    ),
+    toolCall: db.prepare<[string, string], ToolCallRow>("SELECT * FROM tool_calls WHERE session_id = ? AND tool_use_id = ?"),
+    startToolCall: db.prepare(
+      `INSERT OR IGNORE INTO tool_calls (session_id, tool_use_id, v, name, arguments_hash, status, started_at)
+       VALUES (@sessionId, @toolUseId, ${RECORD_VERSION}, @name, @argumentsHash, 'started', @now)`,
+    ),
+    finishToolCall: db.prepare(
+      "UPDATE tool_calls SET status = 'finished', result = ?, finished_at = ? WHERE session_id = ? AND tool_use_id = ?",
+    ),
+    audit: db.prepare("INSERT INTO audit (at, actor, action, target, outcome) VALUES (@at, @actor, @action, @target, @outcome)"),
+  };
+}
+
+/** The prepared hot-path statements. */
+export type Statements = ReturnType<typeof prepareStatements>;
