@@ -16,6 +16,7 @@ import { EventAckGate, holdSocketAcks } from "./event-ack-gate.js";
 import { httpReceiver, SLACK_EVENTS_PATH } from "./http-receiver.js";
 import { mentionedUserIds, modelMessages, splitMrkdwn } from "./model-message.js";
 import { placeSlackAsk } from "./place-ask.js";
+import { postingClient, postOnce } from "./post-once.js";
 import { mentionsRefusedToken, refusedToken } from "./refused-token.js";
 import { renderCard } from "./render-card.js";
 import { renderProgress } from "./render-progress.js";
@@ -50,6 +51,9 @@ export class SlackAdapter implements ServingAdapter {
   private readonly app: App;
   /** Every outbound call goes through this client: the bot token travels only in its Authorization header. */
   private readonly client: webApi.WebClient;
+  /** Cards go through this one: it never posts again blind (post-once.ts). */
+  private readonly poster: webApi.WebClient;
+  private readonly postBackoffMs: number | undefined;
   private readonly actors: ActorDirectory;
   private identity: { botToken: string; botId: string; botUserId: string; teamId: string } | undefined;
   /** turnKey → the status message's ts and what it shows now, so an edit that changes nothing is not sent. */
@@ -75,6 +79,8 @@ export class SlackAdapter implements ServingAdapter {
     const logger = createBoltLogger(options.logger, (line) => !this.started && mentionsRefusedToken(line));
     // The same logger Bolt gives its own clients: it drops debug lines, which carry request bodies.
     this.client = new webApi.WebClient(options.botToken, { ...clientOptions, logger });
+    this.poster = postingClient(options.botToken, { ...clientOptions, logger });
+    this.postBackoffMs = options.retryConfig?.minTimeout;
     // Built here rather than by Bolt (socketMode: true, the same options) to watch its connection for /readyz.
     const socketReceiver = socketMode
       ? new SocketModeReceiver({ appToken: options.appToken as string, logger, installerOptions: { clientOptions } })
@@ -164,15 +170,19 @@ export class SlackAdapter implements ServingAdapter {
       this.options.logger.info({ askId: card.askId }, "slack-card adopted");
       return writeCardRef(found);
     }
-    const response = await this.client.chat.postMessage({
-      channel: card.conversation.channel,
-      thread_ts: card.conversation.thread,
-      text: message.text,
-      blocks: message.blocks,
-      metadata: cardMetadata(card.askId),
-    });
-    if (!response.ts) throw new Error("chat.postMessage returned no ts");
-    return writeCardRef({ channel: response.channel ?? card.conversation.channel, ts: response.ts });
+    const post = async (): Promise<SlackCardRef> => {
+      const response = await this.poster.chat.postMessage({
+        channel: card.conversation.channel,
+        thread_ts: card.conversation.thread,
+        text: message.text,
+        blocks: message.blocks,
+        metadata: cardMetadata(card.askId),
+      });
+      if (!response.ts) throw new Error("chat.postMessage returned no ts");
+      return { channel: response.channel ?? card.conversation.channel, ts: response.ts };
+    };
+    // A 5xx or a lost answer may hide a card Slack did post: looked for by its metadata before posting again.
+    return writeCardRef(await postOnce(post, () => this.findCard(card), this.postBackoffMs));
   }
 
   /** The card an earlier attempt posted in the ask's thread, found by its metadata (every card is a thread reply). */

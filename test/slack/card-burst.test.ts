@@ -37,9 +37,13 @@ function burstPlan(): FaultPlan {
 class RateLimitedSlackApi extends FakeSlackApi {
   proxy: FaultProxy | undefined;
 
+  constructor(private readonly plan: () => FaultPlan = burstPlan) {
+    super();
+  }
+
   override async start(): Promise<this> {
     await super.start();
-    this.proxy = await new FaultProxy(this.url, burstPlan()).start();
+    this.proxy = await new FaultProxy(this.url, this.plan()).start();
     return this;
   }
 
@@ -57,7 +61,22 @@ class BurstHarness extends SlackHarness {
   override readonly slack = new RateLimitedSlackApi();
 }
 
-let harness: BurstHarness;
+/** Every third card post reaches Slack, which posts it, and its answer is lost on the way back (a gateway's 500). */
+function lostAnswerPlan(): FaultPlan {
+  let cards = 0;
+  return ({ path, body, seen }) => {
+    if (!path.startsWith("/api/chat.postMessage") || !body.includes("thread_ts") || seen > 0) return undefined;
+    cards++;
+    if (cards % 3 !== 1) return undefined;
+    return { status: 500, headers: { "content-type": "text/plain" }, body: "Internal Server Error", afterForwarding: true };
+  };
+}
+
+class LostAnswerHarness extends SlackHarness {
+  override readonly slack = new RateLimitedSlackApi(lostAnswerPlan);
+}
+
+let harness: BurstHarness | LostAnswerHarness;
 
 afterEach(async () => {
   await harness.close();
@@ -118,6 +137,33 @@ describe("a burst of cards in one Slack channel under rate limits", () => {
       expect(Number(thread[0]!.ts)).toBeGreaterThan(Number(opener.ts));
     }
   }, 60_000);
+});
+
+describe("a card whose post Slack took but whose answer was lost", () => {
+  it("is found by its metadata and adopted, never posted a second time (Slack's client would post it again)", async () => {
+    harness = await new LostAnswerHarness({ apiTokens: API_TOKENS }).start();
+    const askIds: string[] = [];
+    for (let index = 1; index <= 12; index++) {
+      const outcome = await harness.engine.api.create("ci", {
+        channel: `slack:${CHANNEL}`,
+        ask: { type: "confirm", question: `Deploy ${index}?` },
+        answerers: [`slack:${ALICE}`],
+      });
+      if (outcome.kind !== "created") throw new Error(`ask ${index} was not created: ${JSON.stringify(outcome)}`);
+      askIds.push(outcome.view.id);
+    }
+    await harness.engine.idle();
+    const lost = harness.slack.proxy!.faults(500);
+    expect(lost).toHaveLength(4);
+    const posts = harness.slack.callsOf("chat.postMessage");
+    for (const askId of askIds) {
+      const cards = posts.filter((call) => actionIdsOf(call.params.blocks).some((id) => id.startsWith(`ask:${askId}:`)));
+      expect(cards, `card posts of ask ${askId}`).toHaveLength(1);
+      const found = await harness.store.getAskWithSession(askId);
+      expect(readCardRef(found?.ask.cardRef ?? null)?.ts).toBe(String(cards[0]!.result.ts));
+    }
+    expect(harness.slack.callsOf("conversations.replies").length).toBeGreaterThanOrEqual(4);
+  }, 30_000);
 });
 
 /** The next request with the same method, path and body after `request` (its retry). */
