@@ -210,15 +210,8 @@ export class SlackAdapter implements ServingAdapter {
 
   async postMessage(conversation: ConversationRef, markdown: string, options: ReplyOptions = {}): Promise<void> {
     const { replyKey } = options;
-    const botId = this.identity?.botId;
     // A re-post after a crash: an answer that went out before it is not posted twice.
-    if (
-      replyKey &&
-      options.mayExist &&
-      botId &&
-      (await searchThread(this.client, conversation, (messages) => findReplyTs(messages, replyKey, botId)))
-    )
-      return;
+    if (replyKey && options.mayExist && (await this.findReply(conversation, replyKey))) return;
     const names = new Map<string, string>();
     await Promise.all(
       mentionedUserIds(markdown).map(async (id) => {
@@ -226,16 +219,34 @@ export class SlackAdapter implements ServingAdapter {
         if (actor?.name) names.set(id, actor.name);
       }),
     );
-    for (const message of modelMessages(markdown, names)) {
-      await this.client.chat.postMessage({
+    for (const [index, message] of modelMessages(markdown, names).entries()) {
+      // Each part of a final answer is marked on its own, so a part whose answer was lost is looked for, not doubled.
+      const partKey = replyKey && (index === 0 ? replyKey : `${replyKey}#${index}`);
+      const params = {
         channel: conversation.channel,
         thread_ts: conversation.thread,
         text: message.text,
         blocks: message.blocks as webApi.KnownBlock[],
         unfurl_links: false,
-        ...(replyKey ? { metadata: replyMetadata(replyKey) } : {}),
-      });
+        ...(partKey ? { metadata: replyMetadata(partKey) } : {}),
+      };
+      if (!partKey) {
+        await this.client.chat.postMessage(params);
+        continue;
+      }
+      await postOnce(
+        async () => (await this.poster.chat.postMessage(params)).ts,
+        () => this.findReply(conversation, partKey),
+        this.postBackoffMs,
+      );
     }
+  }
+
+  /** A message of a final answer already in the thread, by its metadata. */
+  private async findReply(conversation: ConversationRef, replyKey: string): Promise<string | undefined> {
+    const botId = this.identity?.botId;
+    if (!botId) return undefined;
+    return searchThread(this.client, conversation, (messages) => findReplyTs(messages, replyKey, botId));
   }
 
   async postNotice(conversation: ConversationRef, text: RichText): Promise<void> {

@@ -1,9 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { readCardRef } from "../../adapters/slack/card-ref.js";
 import { API_TOKENS } from "../api/api-client.js";
-import { FakeSlackApi } from "../fakes/fake-slack-api.js";
+import { reply } from "../fakes/fake-anthropic.js";
+import { FAKE_BOT_USER_ID, FakeSlackApi } from "../fakes/fake-slack-api.js";
 import { type FaultPlan, FaultProxy, type ProxiedRequest } from "../support/fault-proxy.js";
 import { ALICE, actionIdsOf, SlackHarness } from "./slack-harness.js";
+import { messageEvent, nextTs } from "./slack-payloads.js";
 
 /**
  * Issue 15, "Slack rate limits (429 with Retry-After) and 5xx: honoured and retried without duplicating posts; a
@@ -76,7 +78,19 @@ class LostAnswerHarness extends SlackHarness {
   override readonly slack = new RateLimitedSlackApi(lostAnswerPlan);
 }
 
-let harness: BurstHarness | LostAnswerHarness;
+/** The first post of each part of a final answer reaches Slack, and its answer is lost. */
+function lostReplyPlan(): FaultPlan {
+  return ({ path, body, seen }) => {
+    if (!path.startsWith("/api/chat.postMessage") || !body.includes("parley_reply") || seen > 0) return undefined;
+    return { status: 502, headers: { "content-type": "text/plain" }, body: "Bad Gateway", afterForwarding: true };
+  };
+}
+
+class LostReplyHarness extends SlackHarness {
+  override readonly slack = new RateLimitedSlackApi(lostReplyPlan);
+}
+
+let harness: BurstHarness | LostAnswerHarness | LostReplyHarness;
 
 afterEach(async () => {
   await harness.close();
@@ -163,6 +177,28 @@ describe("a card whose post Slack took but whose answer was lost", () => {
       expect(readCardRef(found?.ask.cardRef ?? null)?.ts).toBe(String(cards[0]!.result.ts));
     }
     expect(harness.slack.callsOf("conversations.replies").length).toBeGreaterThanOrEqual(4);
+  }, 30_000);
+});
+
+describe("a final answer whose post Slack took but whose answer was lost", () => {
+  it("shows once in the thread, each part of a long one too", async () => {
+    harness = await new LostReplyHarness().start();
+    const parts = Array.from({ length: 40 }, (_, index) => `Part ${index}: ${"words ".repeat(60)}`);
+    harness.anthropic.script(reply("Short and done."), reply(parts.join("\n\n")));
+    for (const [index, thread] of [nextTs(), nextTs()].entries()) {
+      const mention = messageEvent("app_mention", { user: ALICE, text: `<@${FAKE_BOT_USER_ID}> go`, ts: thread });
+      await harness.sender.event(mention, { teamId: "T_PARLEY", eventId: `EvReply${index}` });
+      await harness.settle("handleMessage", index + 1);
+    }
+    const lost = harness.slack.proxy!.faults(502);
+    const answers = harness.slack
+      .callsOf("chat.postMessage")
+      .filter((call) => JSON.stringify(call.params.metadata ?? "").includes("parley_reply"));
+    const keys = answers.map((call) => (call.params.metadata as { event_payload: { reply_key: string } }).event_payload.reply_key);
+    expect(lost.length).toBeGreaterThanOrEqual(3);
+    expect(lost).toHaveLength(new Set(keys).size);
+    expect(keys).toEqual([...new Set(keys)]);
+    expect(answers.filter((call) => String(call.params.text).includes("Short and done."))).toHaveLength(1);
   }, 30_000);
 });
 
