@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { FAKE_BOT_USER_ID } from "../fakes/fake-slack-api.js";
 import { messageEvent } from "../slack/slack-payloads.js";
 import type { BotProcess } from "./bot-process.js";
+import { betweenOf, prng, waitForHit } from "./chaos-common.js";
 import { LET_EXPIRE, SHORT_TIMEOUT_S } from "./chaos-model.js";
 import { CHAOS_CHANNEL, ChaosDriver, OWNER } from "./driver.js";
 import { type AskRow, checkInvariants } from "./invariants.js";
@@ -60,18 +61,6 @@ const MODES: Array<[KillMode, number]> = [
   ["mid-tool", 8],
 ];
 
-/** A small seeded PRNG (mulberry32): CHAOS_SEED replays the random choices of a run (not its timing). */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const workDir = mkdtempSync(join(tmpdir(), "parley-chaos-"));
 
 afterAll(() => {
@@ -84,7 +73,7 @@ describe("crash anywhere (issue 7 §1)", () => {
     async () => {
       const started = Date.now();
       const random = prng(SEED);
-      const between = (low: number, high: number) => low + Math.floor(random() * (high - low));
+      const between = betweenOf(random);
       const dir = join(workDir, "soak");
       mkdirSync(dir);
       const rig = await startRig(dir);
@@ -106,16 +95,6 @@ describe("crash anywhere (issue 7 §1)", () => {
       const toolStarts = () => rig.toolRecords().filter((line) => line.startsWith("start ")).length;
       const cardTs = () =>
         new Set(slack.callsOf("chat.postMessage").flatMap((call) => (cardAskId(call.params.blocks) ? [String(call.result.ts)] : [])));
-
-      /** Resolves when `arm` reports a hit, or after `limitMs`; says which. */
-      const waitForHit = (arm: (hit: () => void) => void, limitMs: number) =>
-        new Promise<boolean>((resolve) => {
-          const timer = setTimeout(() => resolve(false), limitMs);
-          arm(() => {
-            clearTimeout(timer);
-            resolve(true);
-          });
-        });
 
       /** Waits for this epoch's kill moment; returns the mode label actually run. */
       const killMoment = async (mode: KillMode): Promise<string> => {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import type { BotProcess } from "./bot-process.js";
+import { betweenOf, prng } from "./chaos-common.js";
 import { SHORT_TIMEOUT_S } from "./chaos-model.js";
 import { DiscordChaosDriver } from "./discord-driver.js";
 import { checkDiscordRun } from "./discord-invariants.js";
@@ -28,18 +29,6 @@ const SEED = Number(process.env.CHAOS_SEED ?? Date.now() % 1_000_000);
 const TIMEOUT_MS = 120_000 + KILLS * 10_000;
 const DRAIN_MS = 90_000;
 
-/** A small seeded PRNG (mulberry32): CHAOS_SEED replays the random choices of a run (not its timing). */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const workDir = mkdtempSync(join(tmpdir(), "parley-discord-chaos-"));
 
 afterAll(() => {
@@ -52,7 +41,7 @@ describe("crash anywhere, on Discord (issue 15)", () => {
     async () => {
       const started = Date.now();
       const random = prng(SEED);
-      const between = (low: number, high: number) => low + Math.floor(random() * (high - low));
+      const between = betweenOf(random);
       const dir = join(workDir, "soak");
       mkdirSync(dir);
       const rig = await startDiscordRig(dir);

@@ -1,3 +1,4 @@
+import { betweenOf, waitForHit } from "./chaos-common.js";
 import { LET_EXPIRE, SHORT_TIMEOUT_S } from "./chaos-model.js";
 import type { DiscordChaosDriver } from "./discord-driver.js";
 import { type DiscordCall, discordCardAskId } from "./discord-proxy.js";
@@ -65,16 +66,7 @@ export async function killMoment(
   context: { rig: DiscordChaosRig; driver: DiscordChaosDriver; random: () => number },
 ): Promise<string> {
   const { rig, driver, random } = context;
-  const between = (low: number, high: number) => low + Math.floor(random() * (high - low));
-  /** Resolves when `arm` reports a hit, or after `limitMs`; says which. */
-  const waitForHit = (arm: (hit: () => void) => void, limitMs: number) =>
-    new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), limitMs);
-      arm(() => {
-        clearTimeout(timer);
-        resolve(true);
-      });
-    });
+  const between = betweenOf(random);
   const holdOn = (matches: (call: DiscordCall) => boolean, mode: "hold-before" | "hold-after", holdMs: number, limitMs: number) =>
     waitForHit((onHit) => rig.proxy.arm({ matches, mode, holdMs, onHit }), limitMs);
   const cardMessages = (filter: (call: DiscordCall) => boolean = () => true) =>

@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, onTestFinished } from "vitest";
+import { betweenOf, prng } from "./chaos-common.js";
 import { ChaosDriver, type DriverSnapshot, OWNER } from "./driver.js";
 import { FleetChaosRig, type FleetMember } from "./fleet-chaos-rig.js";
 import { checkTurnExclusivity } from "./fleet-invariants.js";
@@ -35,18 +36,6 @@ const TIMEOUT_MS = 240_000 + KILLS * 15_000;
 const DRAIN_MS = 90_000;
 const KEEP = process.env.CHAOS_KEEP === "1";
 
-/** A small seeded PRNG (mulberry32), as in the Slack suite. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const workDir = mkdtempSync(join(tmpdir(), "parley-fleet-chaos-"));
 
 afterAll(() => {
@@ -59,7 +48,7 @@ describe("crash anywhere, across a fleet (issue 14)", () => {
     async () => {
       const started = Date.now();
       const random = prng(SEED);
-      const between = (low: number, high: number) => low + Math.floor(random() * (high - low));
+      const between = betweenOf(random);
       const rig = await new FleetChaosRig(workDir, PROCESSES).open();
       // Every process is killed and the schema dropped however the run ends.
       onTestFinished(() => rig.close(KEEP));

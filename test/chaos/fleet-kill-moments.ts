@@ -1,3 +1,4 @@
+import { waitForHit } from "./chaos-common.js";
 import { LET_EXPIRE, SHORT_TIMEOUT_S } from "./chaos-model.js";
 import type { ChaosDriver } from "./driver.js";
 import type { FleetChaosRig, FleetMember } from "./fleet-chaos-rig.js";
@@ -94,7 +95,7 @@ export class FleetKillMoments {
       case "card-post": {
         const hold = this.random() < 0.5 ? "hold-before" : "hold-after";
         let heldBy: FleetMember | undefined;
-        const hit = await this.waitForHit(
+        const hit = await waitForHit(
           (onHit) =>
             rig.armSlack(
               {
@@ -114,7 +115,7 @@ export class FleetKillMoments {
       }
       case "after-tap":
       case "approve-run": {
-        const hit = await this.waitForHit((onHit) => {
+        const hit = await waitForHit((onHit) => {
           if (mode === "after-tap") driver.afterTap = onHit;
           else driver.afterApprove = onHit;
         }, 4000);
@@ -129,14 +130,14 @@ export class FleetKillMoments {
         rig.armSlack({ matches: (call) => call.method === "users.info", mode: "hold-before", holdMs: 500 }, (member) => {
           heldBy = member;
         });
-        const hit = await this.waitForHit((onHit) => (driver.afterMention = onHit), 4000);
+        const hit = await waitForHit((onHit) => (driver.afterMention = onHit), 4000);
         const acknowledger = heldBy ?? rig.latestAcknowledger();
         if (hit) await sleep(this.between(0, 20));
         return hit ? this.moment(mode, [acknowledger]) : this.missed(mode);
       }
       case "mid-model": {
         let caller: FleetMember | undefined;
-        const hit = await this.waitForHit(
+        const hit = await waitForHit(
           (onHit) =>
             rig.model.arm({
               holdMs: 2500,
@@ -190,7 +191,7 @@ export class FleetKillMoments {
 
   private async heldUpdate(mode: FleetKillMode, matchesTs: (ts: string) => boolean, limitMs: number): Promise<KillMoment> {
     let heldBy: FleetMember | undefined;
-    const hit = await this.waitForHit(
+    const hit = await waitForHit(
       (onHit) =>
         this.rig.armSlack(
           { matches: (call) => call.method === "chat.update" && matchesTs(String(call.params.ts)), mode: "hold-before", holdMs: 800 },
@@ -236,16 +237,5 @@ export class FleetKillMoments {
 
   private between(low: number, high: number): number {
     return low + Math.floor(this.random() * (high - low));
-  }
-
-  /** Resolves when `arm` reports a hit, or after `limitMs`; says which. */
-  private waitForHit(arm: (hit: () => void) => void, limitMs: number): Promise<boolean> {
-    return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => resolve(false), limitMs);
-      arm(() => {
-        clearTimeout(timer);
-        resolve(true);
-      });
-    });
   }
 }

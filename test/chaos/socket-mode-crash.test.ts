@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { FAKE_APP_TOKEN } from "../fakes/fake-slack-api.js";
 import type { ExitRecord } from "./bot-process.js";
+import { betweenOf, prng, waitForHit } from "./chaos-common.js";
 import { ChaosDriver, OWNER } from "./driver.js";
 import { checkInvariants } from "./invariants.js";
 import { RedeliveringSlackSocket } from "./redelivering-slack-socket.js";
@@ -44,18 +45,6 @@ const MODES: Array<[KillMode, number]> = [
 /** The first kills are aimed, so even a short run kills once before and once after an envelope's ack. */
 const FIRST_MODES: KillMode[] = ["before-ack", "after-ack"];
 
-/** mulberry32, as in crash-anywhere: CHAOS_SEED replays the choices of a run (not its timing). */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let value = state;
-    value = Math.imul(value ^ (value >>> 15), value | 1);
-    value ^= value + Math.imul(value ^ (value >>> 7), value | 61);
-    return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const workDir = mkdtempSync(join(tmpdir(), "parley-chaos-socket-"));
 
 afterAll(() => {
@@ -68,7 +57,7 @@ describe("crash anywhere in Slack Socket Mode (issue 15)", () => {
     async () => {
       const started = Date.now();
       const random = prng(SEED);
-      const between = (low: number, high: number) => low + Math.floor(random() * (high - low));
+      const between = betweenOf(random);
       const dir = join(workDir, "soak");
       mkdirSync(dir);
       const socket = await new RedeliveringSlackSocket().start();
@@ -87,16 +76,6 @@ describe("crash anywhere in Slack Socket Mode (issue 15)", () => {
       });
       const modesRun = new Map<string, number>();
       const count = (mode: string) => modesRun.set(mode, (modesRun.get(mode) ?? 0) + 1);
-
-      /** Resolves when `arm` reports a hit, or after `limitMs`; says which. */
-      const waitForHit = (arm: (hit: () => void) => void, limitMs: number) =>
-        new Promise<boolean>((resolve) => {
-          const timer = setTimeout(() => resolve(false), limitMs);
-          arm(() => {
-            clearTimeout(timer);
-            resolve(true);
-          });
-        });
       // The author lookup (users.info) comes before the store; holding it keeps a mention unstored, so unacked.
       const holdAuthorLookup = (holdMs: number) =>
         proxy.arm({ matches: (call) => call.method === "users.info", mode: "hold-before", holdMs, onHit: () => undefined });
