@@ -1,7 +1,8 @@
 import type { AskResult } from "../ask/result.js";
 import type { Logger } from "../logger.js";
+import { givenUpResults } from "../loop/tool-phase.js";
 import type { MaintenanceStore } from "../ports/maintenance-store.js";
-import { ZERO_USAGE } from "../ports/model-client.js";
+import { type ChatMessage, ZERO_USAGE } from "../ports/model-client.js";
 import type { PlatformAdapter } from "../ports/platform-adapter.js";
 import { rich } from "../ports/rich-text.js";
 import type { PendingReply, Session, SessionStore } from "../ports/session-store.js";
@@ -154,7 +155,9 @@ export class Maintenance {
       }
       await turns.releaseLease(session.id);
       const error = `the turn was interrupted ${attempts} times and was given up`;
-      await store.commitStep(session.id, { messages: [], usage: ZERO_USAGE, end: { outcome: "failed", error }, now: this.deps.clock() });
+      const open = await givenUpResults(store, session.id, await store.loadMessages(session.id));
+      const messages: ChatMessage[] = open.length > 0 ? [{ role: "user", content: open }] : [];
+      await store.commitStep(session.id, { messages, usage: ZERO_USAGE, end: { outcome: "failed", error }, now: this.deps.clock() });
       await this.deps
         .adapterFor(session)
         .postNotice(

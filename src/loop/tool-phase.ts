@@ -107,7 +107,7 @@ async function execute(
     return errorResult(use.id, "refused: the approval does not match this call (tool or arguments changed); nothing was run");
   }
   if (record?.status === "started" && verdict.tool.hints.idempotent !== true) {
-    return errorResult(use.id, `interrupted: Parley restarted while ${use.name} was running; it may or may not have taken effect`);
+    return errorResult(use.id, interruptedText(use.name));
   }
   if (!record) {
     const started = await deps.store.startToolCall({
@@ -143,6 +143,30 @@ function cancelledResults(toolUses: ToolUseBlock[], except: ToolUseBlock): ToolR
 
 function errorResult(toolUseId: string, content: string): ToolResultBlock {
   return { type: "tool_result", tool_use_id: toolUseId, content, is_error: true };
+}
+
+function interruptedText(tool: string): string {
+  return `interrupted: Parley restarted while ${tool} was running; it may or may not have taken effect`;
+}
+
+/**
+ * The results that close a turn given up with tool calls still open (recovery's last resort): without them the
+ * person's next message would reach the model with a tool_use and no tool_result, which it refuses. A call the
+ * journal saw finish keeps its result; one it saw start may have run; one it never saw did not.
+ */
+export async function givenUpResults(
+  store: Pick<SessionStore, "getToolCall">,
+  sessionId: string,
+  history: readonly ChatMessage[],
+): Promise<ToolResultBlock[]> {
+  const results: ToolResultBlock[] = [];
+  for (const use of pendingToolUses(history)) {
+    const record = await store.getToolCall(sessionId, use.id);
+    if (record?.status === "finished" && record.result) results.push(record.result);
+    else if (record) results.push(errorResult(use.id, interruptedText(use.name)));
+    else results.push(errorResult(use.id, "cancelled: the turn was given up before this call ran"));
+  }
+  return results;
 }
 
 /** The tool calls of a history's last message when they still wait for their results (a suspend or a crash came between). */

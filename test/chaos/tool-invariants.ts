@@ -29,16 +29,19 @@ export interface ToolStats {
   idempotentReruns: number;
   interruptedAnswered: number;
   approvedCallsLost: number;
-  approvedUndeliveredFailedSession: number;
+  /** Approved calls whose turn was given up (repeated crashes) before they were sent: answered `cancelled`. */
+  givenUpBeforeRun: number;
 }
 
+const GIVEN_UP = "cancelled: the turn was given up before this call ran";
 const interrupted = (tool: string) => `interrupted: Parley restarted while ${tool} was running; it may or may not have taken effect`;
 
 /**
  * Issue 12's chaos invariants for tools that need approval, across kills between approval and execution and
  * during execution: no non-idempotent tool runs twice, nothing runs without an Approve, every approved call
  * either ran (the model read its real result) or the model read `interrupted` (never for an idempotent tool,
- * which runs again), and every call a crash left started is answered `interrupted`.
+ * which runs again), or, when repeated crashes gave its turn up before it was sent, `cancelled`; and every call a
+ * crash left started is answered `interrupted`, also in a turn given up.
  */
 export function checkToolInvariants(input: ToolCheckInput, fail: (text: string) => void): ToolStats {
   const stats: ToolStats = {
@@ -51,7 +54,7 @@ export function checkToolInvariants(input: ToolCheckInput, fail: (text: string) 
     idempotentReruns: 0,
     interruptedAnswered: 0,
     approvedCallsLost: 0,
-    approvedUndeliveredFailedSession: 0,
+    givenUpBeforeRun: 0,
   };
   const runs = new Map<string, number>();
   for (const line of input.records) {
@@ -103,11 +106,8 @@ export function checkToolInvariants(input: ToolCheckInput, fail: (text: string) 
     stats.toolsApproved++;
     approvedRuns.add(key);
     if (stored === undefined) {
-      if (input.sessions.get(ask.session_id)?.status === "failed") stats.approvedUndeliveredFailedSession++;
-      else {
-        stats.approvedCallsLost++;
-        fail(`approval ${ask.id}: approved, yet no result of ${key} was stored (session ${ask.session_id})`);
-      }
+      stats.approvedCallsLost++;
+      fail(`approval ${ask.id}: approved, yet no result of ${key} was stored (session ${ask.session_id})`);
       continue;
     }
     if (stored === `${remote} ${name}: done`) {
@@ -117,6 +117,12 @@ export function checkToolInvariants(input: ToolCheckInput, fail: (text: string) 
       stats.interruptedAnswered++;
       if (idempotent) fail(`approval ${ask.id}: ${key} is idempotent, yet answered interrupted instead of run again`);
       if (row?.status !== "started") fail(`approval ${ask.id}: answered interrupted, but the journal says ${row?.status ?? "nothing"}`);
+    } else if (stored === GIVEN_UP) {
+      stats.givenUpBeforeRun++;
+      if (ran > 0 || row)
+        fail(`approval ${ask.id}: answered as given up before it ran, yet ${key} ran ${ran} times (journal: ${row?.status})`);
+      if (input.sessions.get(ask.session_id)?.status !== "failed")
+        fail(`approval ${ask.id}: answered as given up, in a session not failed`);
     } else fail(`approval ${ask.id}: approved, and the model read ${stored}`);
   }
 
@@ -124,7 +130,6 @@ export function checkToolInvariants(input: ToolCheckInput, fail: (text: string) 
   for (const row of input.toolCalls) {
     if (row.status !== "started") continue;
     const stored = input.storedResults.get(row.tool_use_id)?.[0];
-    if (stored === undefined && input.sessions.get(row.session_id)?.status === "failed") continue;
     if (stored !== interrupted(row.name)) fail(`tool call ${row.tool_use_id} (${row.name}) left started, and the model read ${stored}`);
   }
   return stats;

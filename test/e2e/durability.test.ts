@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { STARTUP_POST_GRACE_MS, UNPOSTED_GRACE_MS } from "../../src/engine/maintenance.js";
+import { ZERO_USAGE } from "../../src/ports/model-client.js";
 import { ask, FakeAnthropic, lastToolResults, reply } from "../fakes/fake-anthropic.js";
 import { databaseBytes, LogCapture } from "../support/capture.js";
 import { CONVERSATION, EngineHarness, OWNER, tempDatabasePath } from "../support/harness.js";
@@ -222,6 +223,34 @@ describe("durability", () => {
     expect(fake.requests).toHaveLength(0);
     expect(harness.adapter.messages.at(-1)?.text).toContain("interrupted 3 times");
     expect((await harness.store.getSession(session.id))?.status).toBe("failed");
+  });
+
+  it("a turn given up with tool calls open closes each one, so the person's next message reaches the model whole", async () => {
+    const session = await harness.store.createSession({ id: "S-tools", conversation: CONVERSATION, ownerId: OWNER.id, now });
+    await harness.store.startTurnOrQueue(session.id, { role: "user", content: [{ type: "text", text: "deploy and notify" }] }, now);
+    const deploy = { type: "tool_use" as const, id: "toolu_deploy", name: "ops__deploy", input: { service: "web" } };
+    const notify = { type: "tool_use" as const, id: "toolu_notify", name: "ops__notify", input: { to: "team" } };
+    await harness.store.commitStep(session.id, { messages: [{ role: "assistant", content: [deploy, notify] }], usage: ZERO_USAGE, now });
+    // The crash came while deploy was running: the journal saw it start; notify was never sent.
+    await harness.store.startToolCall({ sessionId: session.id, toolUseId: deploy.id, name: deploy.name, argumentsHash: "h", now });
+    for (let attempt = 0; attempt < 2; attempt++) await harness.store.countRecovery(session.id);
+    await harness.restart();
+    expect((await harness.store.getSession(session.id))?.status).toBe("failed");
+    expect((await harness.store.loadMessages(session.id)).at(-1)).toEqual({
+      role: "user",
+      content: [
+        {
+          type: "tool_result",
+          tool_use_id: deploy.id,
+          content: "interrupted: Parley restarted while ops__deploy was running; it may or may not have taken effect",
+          is_error: true,
+        },
+        { type: "tool_result", tool_use_id: notify.id, content: "cancelled: the turn was given up before this call ran", is_error: true },
+      ],
+    });
+    fake.script(reply("Let me check whether web was deployed."));
+    await harness.say("did it deploy?");
+    expect(harness.adapter.messages.at(-1)?.text).toBe("Let me check whether web was deployed.");
   });
 
   it("a redelivered event is processed once", async () => {

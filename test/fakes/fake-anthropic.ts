@@ -120,6 +120,20 @@ export function cacheControlError(body: RecordedRequest["body"]): string | undef
   return undefined;
 }
 
+/** The API's rule that each tool_use is answered by a tool_result in the very next message (else a 400). */
+export function toolPairingError(body: RecordedRequest["body"]): string | undefined {
+  const blocks = (content: unknown) =>
+    Array.isArray(content) ? (content as Array<{ type?: string; id?: string; tool_use_id?: string }>) : [];
+  for (const [index, message] of body.messages.entries()) {
+    if (message.role !== "assistant") continue;
+    const answered = new Set(blocks(body.messages[index + 1]?.content).map((block) => block.tool_use_id));
+    const unanswered = blocks(message.content).filter((block) => block.type === "tool_use" && !answered.has(block.id));
+    if (unanswered.length > 0)
+      return `messages.${index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${unanswered.map((block) => block.id).join(", ")}`;
+  }
+  return undefined;
+}
+
 function promptControls(body: RecordedRequest["body"]): unknown[] {
   return promptParts(body).map((part) => part.cache_control);
 }
@@ -286,7 +300,7 @@ export class FakeAnthropic {
     const recorded: RecordedRequest = { headers: request.headers, body: JSON.parse(raw) };
     this.requests.push(recorded);
     // The API checks cache_control before the model runs: a refused request uses no scripted turn.
-    const refusal = cacheControlError(recorded.body);
+    const refusal = cacheControlError(recorded.body) ?? toolPairingError(recorded.body);
     if (refusal) {
       response.writeHead(400, { "content-type": "application/json" }).end(JSON.stringify(errorBody("invalid_request_error", refusal)));
       return;
