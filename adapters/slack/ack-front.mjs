@@ -98,7 +98,11 @@ function innerRequest(request, agent) {
 /** Refuses a body larger than any Slack payload without reading it, as the main thread's guard would. */
 function refuseTooLarge(request, response) {
   if (response.headersSent) return;
-  response.once("finish", () => request.socket.destroy());
+  // Ended, not destroyed: a reset while the client still sends can reach it before the 413 (request-guard.ts).
+  response.once("finish", () => {
+    request.socket.end();
+    setTimeout(() => request.socket.destroy(), 2000).unref();
+  });
   response.writeHead(413, { connection: "close" }).end();
 }
 

@@ -1,4 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import { parse as parseQuery } from "node:querystring";
 import { isValidSlackRequest } from "@slack/bolt";
 import { z } from "zod";
@@ -132,9 +133,21 @@ function isSigned(request: IncomingMessage, rawBody: Buffer, signingSecret: stri
   });
 }
 
-/** Answers without reading further; the socket is closed once the answer is out, since the body was not drained. */
+/**
+ * Answers without reading further, then closes gently: a socket destroyed while the client still sends gets a
+ * reset that can reach the client before the answer does, so it is ended (the client reads the answer and goes)
+ * and destroyed only if it lingers.
+ */
 function refuse(request: IncomingMessage, response: ServerResponse, status: 400 | 401 | 413): void {
   if (response.headersSent) return;
-  response.once("finish", () => request.socket.destroy());
+  response.once("finish", () => lingeringClose(request.socket));
   response.writeHead(status, { connection: "close" }).end();
+}
+
+/** How long a refused client may keep its connection after the answer went out. */
+const LINGER_MS = 2000;
+
+function lingeringClose(socket: Socket): void {
+  socket.end();
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
