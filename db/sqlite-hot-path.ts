@@ -6,6 +6,7 @@ import {
   type AuditEntry,
   type ConversationRef,
   conversationKey,
+  type LeaseAnswer,
   type NewAsk,
   type NewSession,
   type NewToolCall,
@@ -17,10 +18,10 @@ import {
   type ToolCallRecord,
   type TurnLease,
 } from "../src/ports/session-store.js";
-import { checkVersion, readContent, writeContent, writeSpec, writeToolResult } from "./records.js";
+import { checkVersion, readContent, writeContent, writeToolResult } from "./records.js";
 import { translateStoreErrors } from "./sqlite-errors.js";
 import { SESSION_COLUMNS, type SessionRow, toAsk, toSession, toToolCall } from "./sqlite-rows.js";
-import { prepareStatements, type Statements } from "./sqlite-statements.js";
+import { type ClaimParameters, newAskParameters, prepareStatements, type Statements } from "./sqlite-statements.js";
 
 /** The hot path (SessionStore) on one SQLite file. Statements are prepared once; every method is one transaction. */
 export class SqliteHotPath implements SessionStore {
@@ -47,12 +48,20 @@ export class SqliteHotPath implements SessionStore {
     return row ? toSession(row) : undefined;
   }
 
-  async takeTurn(sessionId: string, lease: TurnLease): Promise<{ taken: true } | { taken: false; holder: string | null }> {
-    const until = lease.now + lease.ttlMs;
-    const parameters = { id: sessionId, owner: lease.owner, until, now: lease.now, displace: lease.displace ?? null };
-    if (this.statements.takeTurn.run(parameters).changes > 0) return { taken: true };
+  async takeTurn(sessionId: string, lease: TurnLease): Promise<LeaseAnswer> {
+    if (this.statements.takeTurn.run(claimParameters(sessionId, lease)).changes > 0) return { taken: true };
     const row = this.statements.leaseHolder.get(sessionId);
     return { taken: false, holder: row?.status === "running" ? row.lease_owner : null };
+  }
+
+  async claimCardPost(askId: string, lease: TurnLease): Promise<LeaseAnswer> {
+    if (this.statements.claimCardPost.run(claimParameters(askId, lease)).changes > 0) return { taken: true };
+    return { taken: false, holder: this.statements.cardPostHolder.get(askId)?.post_owner ?? null };
+  }
+
+  async claimReplyPost(key: string, lease: TurnLease): Promise<LeaseAnswer> {
+    if (this.statements.claimReplyPost.run(claimParameters(key, lease)).changes > 0) return { taken: true };
+    return { taken: false, holder: this.statements.replyPostHolder.get(key)?.post_owner ?? null };
   }
 
   async releaseTurn(sessionId: string, owner: string): Promise<void> {
@@ -117,22 +126,23 @@ export class SqliteHotPath implements SessionStore {
         for (const message of step.messages)
           this.statements.insertMessage.run(sessionId, seq++, message.role, writeContent(message.content));
         if (step.ask) {
-          this.statements.insertAsk.run({
-            id: step.ask.id,
-            sessionId,
-            toolUseId: step.ask.toolUseId,
-            spec: writeSpec(step.ask.spec),
-            siblings: JSON.stringify(step.ask.siblingResults),
-            deadline: step.ask.deadline,
-            now: step.now,
-          });
+          this.statements.insertAsk.run(newAskParameters(step.ask, sessionId, step.now));
           return { nextTurn: false };
         }
         if (!step.end) return { nextTurn: false };
         const queued = this.statements.queued.all(sessionId);
         const status = step.end.outcome === "failed" ? "failed" : "idle";
         this.statements.endTurn.run({ id: sessionId, status, outcome: step.end.outcome, error: step.end.error ?? null });
-        if (step.end.reply) this.statements.insertReply.run(step.end.reply.key, sessionId, step.end.reply.text, step.now);
+        const { reply } = step.end;
+        if (reply)
+          this.statements.insertReply.run(
+            reply.key,
+            sessionId,
+            reply.text,
+            step.now,
+            reply.claim?.owner ?? null,
+            reply.claim?.until ?? null,
+          );
         if (queued.length === 0) return { nextTurn: false };
         // Messages queued during the turn start the next one in this same transaction: none is dropped.
         for (const item of queued) {
@@ -207,15 +217,7 @@ export class SqliteHotPath implements SessionStore {
   }
 
   async openAsk(sessionId: string, ask: NewAsk, now: number): Promise<void> {
-    this.statements.insertAsk.run({
-      id: ask.id,
-      sessionId,
-      toolUseId: ask.toolUseId,
-      spec: writeSpec(ask.spec),
-      siblings: JSON.stringify(ask.siblingResults),
-      deadline: ask.deadline,
-      now,
-    });
+    this.statements.insertAsk.run(newAskParameters(ask, sessionId, now));
   }
 
   async askForToolUse(sessionId: string, toolUseId: string): Promise<Ask | undefined> {
@@ -246,3 +248,7 @@ export class SqliteHotPath implements SessionStore {
 }
 
 translateStoreErrors(SqliteHotPath.prototype);
+
+function claimParameters(id: string, lease: TurnLease): ClaimParameters {
+  return { id, owner: lease.owner, until: lease.now + lease.ttlMs, now: lease.now, displace: lease.displace ?? null };
+}

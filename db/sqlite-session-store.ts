@@ -11,13 +11,13 @@ import {
   type SessionStatus,
 } from "../src/ports/session-store.js";
 import { openDatabase } from "./open-database.js";
-import { writeSpec } from "./records.js";
 import { SqliteAdminQueries } from "./sqlite-admin-queries.js";
 import { SqliteApiStore } from "./sqlite-api-store.js";
 import { translateStoreErrors } from "./sqlite-errors.js";
 import { SqliteHotPath } from "./sqlite-hot-path.js";
 import { SqliteMaintenance } from "./sqlite-maintenance.js";
 import { toAsk } from "./sqlite-rows.js";
+import { newAskParameters } from "./sqlite-statements.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
 
 /**
@@ -108,15 +108,7 @@ export class SqliteSessionStore extends SqliteHotPath implements Storage {
         const session = this.statements.sessionByKey.get(key)!;
         if (session.status !== "idle" && session.status !== "failed") return { kind: "busy" };
         const { ask } = input;
-        this.statements.insertAsk.run({
-          id: ask.id,
-          sessionId: session.id,
-          toolUseId: ask.toolUseId,
-          spec: writeSpec(ask.spec),
-          siblings: JSON.stringify(ask.siblingResults),
-          deadline: ask.deadline,
-          now: input.now,
-        });
+        this.statements.insertAsk.run(newAskParameters(ask, session.id, input.now));
         this.statements.waitOnExternal.run(input.now, session.id);
         this.api.insert({ ...input, askId: asAskId(ask.id) });
         return { kind: "created", askId: asAskId(ask.id), sessionId: asSessionId(session.id) };

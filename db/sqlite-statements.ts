@@ -1,7 +1,7 @@
 import type Database from "better-sqlite3";
 import type { ChatMessage } from "../src/ports/model-client.js";
-import type { Ask } from "../src/ports/session-store.js";
-import { RECORD_VERSION } from "./records.js";
+import type { Ask, NewAsk } from "../src/ports/session-store.js";
+import { RECORD_VERSION, writeSpec } from "./records.js";
 import { type AskRow, SESSION_COLUMNS, type SessionRow, type ToolCallRow } from "./sqlite-rows.js";
 
 interface StepParameters {
@@ -14,6 +14,30 @@ interface StepParameters {
   cacheRead: number;
   cacheWrite: number;
   now: number;
+}
+
+/** A lease or claim request as statement parameters; `id` names the row (session, ask or reply key). */
+export interface ClaimParameters {
+  id: string;
+  owner: string;
+  until: number;
+  now: number;
+  displace: string | null;
+}
+
+/** A new ask as `insertAsk`'s parameters, its post claim with it. */
+export function newAskParameters(ask: NewAsk, sessionId: string, now: number) {
+  return {
+    id: ask.id,
+    sessionId,
+    toolUseId: ask.toolUseId,
+    spec: writeSpec(ask.spec),
+    siblings: JSON.stringify(ask.siblingResults),
+    deadline: ask.deadline,
+    now,
+    postOwner: ask.claim?.owner ?? null,
+    postUntil: ask.claim?.until ?? null,
+  };
 }
 
 /** Every statement of the hot path, prepared once on the store's connection. */
@@ -63,11 +87,11 @@ export function prepareStatements(db: Database.Database) {
     endTurn: db.prepare(
       "UPDATE sessions SET status = @status, last_outcome = @outcome, last_error = @error, recovery_attempts = 0 WHERE id = @id",
     ),
-    insertReply: db.prepare<[string, string, string, number]>(
-      "INSERT OR IGNORE INTO pending_replies (key, session_id, text, created_at) VALUES (?, ?, ?, ?)",
+    insertReply: db.prepare<[string, string, string, number, string | null, number | null]>(
+      "INSERT OR IGNORE INTO pending_replies (key, session_id, text, created_at, post_owner, post_until) VALUES (?, ?, ?, ?, ?, ?)",
     ),
     deleteReply: db.prepare<[string]>("DELETE FROM pending_replies WHERE key = ?"),
-    takeTurn: db.prepare<{ id: string; owner: string; until: number; now: number; displace: string | null }>(
+    takeTurn: db.prepare<ClaimParameters>(
       `UPDATE sessions SET lease_owner = @owner, lease_until = @until
        WHERE id = @id AND status = 'running'
          AND (lease_owner IS NULL OR lease_owner = @owner OR lease_until <= @now OR lease_owner = @displace)`,
@@ -78,10 +102,25 @@ export function prepareStatements(db: Database.Database) {
     releaseTurn: db.prepare<[string, string]>(
       "UPDATE sessions SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?",
     ),
-    insertAsk: db.prepare(
-      `INSERT INTO asks (id, v, session_id, tool_use_id, spec, status, sibling_results, deadline, created_at)
-       VALUES (@id, ${RECORD_VERSION}, @sessionId, @toolUseId, @spec, 'pending', @siblings, @deadline, @now)`,
+    insertAsk: db.prepare<ReturnType<typeof newAskParameters>>(
+      `INSERT INTO asks (id, v, session_id, tool_use_id, spec, status, sibling_results, deadline, created_at, post_owner, post_until)
+       VALUES (@id, ${RECORD_VERSION}, @sessionId, @toolUseId, @spec, 'pending', @siblings, @deadline, @now, @postOwner, @postUntil)`,
     ),
+    // A post claim is granted as a turn lease is (free, ours, expired, or its holder is known dead), while there is
+    // still something to post.
+    claimCardPost: db.prepare<ClaimParameters>(
+      `UPDATE asks SET post_owner = @owner, post_until = @until
+       WHERE id = @id AND status = 'pending' AND card_ref IS NULL
+         AND (post_owner IS NULL OR post_owner = @owner OR post_until <= @now OR post_owner = @displace)`,
+    ),
+    cardPostHolder: db.prepare<[string], { post_owner: string | null }>(
+      "SELECT post_owner FROM asks WHERE id = ? AND status = 'pending' AND card_ref IS NULL",
+    ),
+    claimReplyPost: db.prepare<ClaimParameters>(
+      `UPDATE pending_replies SET post_owner = @owner, post_until = @until
+       WHERE key = @id AND (post_owner IS NULL OR post_owner = @owner OR post_until <= @now OR post_owner = @displace)`,
+    ),
+    replyPostHolder: db.prepare<[string], { post_owner: string | null }>("SELECT post_owner FROM pending_replies WHERE key = ?"),
     askById: db.prepare<[string], AskRow>("SELECT * FROM asks WHERE id = ?"),
     pendingAsk: db.prepare<[string], AskRow>("SELECT * FROM asks WHERE session_id = ? AND status = 'pending' LIMIT 1"),
     claimAsk: db.prepare<{ id: string; status: string; answer: string | null; by: string | null; now: number }, AskRow>(

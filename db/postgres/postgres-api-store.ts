@@ -5,8 +5,8 @@ import { type Ask, conversationKey, type NewSession, type SessionStatus } from "
 import { type ApiAskRow, type TokenRow, toExternal, toToken } from "../api-rows.js";
 import { translated } from "./postgres-errors.js";
 import { run, type Statement, transaction } from "./postgres-pool.js";
-import { type AskRow, checkVersion, toAsk, writeSpec } from "./postgres-rows.js";
-import { SQL } from "./postgres-statements.js";
+import { type AskRow, checkVersion, toAsk } from "./postgres-rows.js";
+import { newAskValues, SQL } from "./postgres-statements.js";
 
 const statement = (name: string, text: string): Statement => ({ name: `parley-api-${name}`, text });
 
@@ -134,8 +134,7 @@ async function create(client: pg.PoolClient, input: NewExternalAsk): Promise<Ext
     return retried ? { kind: "replayed", external: retried } : { kind: "busy" };
   }
   const { ask, now } = input;
-  const siblings = JSON.stringify(ask.siblingResults);
-  await run(client, SQL.insertAsk, [ask.id, session.id, ask.toolUseId, writeSpec(ask.spec), siblings, ask.deadline, now]);
+  await run(client, SQL.insertAsk, newAskValues(ask, session.id, now));
   await run(client, API_SQL.setWaiting, [session.id, now]);
   const metadata = input.metadata === null || input.metadata === undefined ? null : JSON.stringify(input.metadata);
   const record = [ask.id, input.token, input.idempotencyKey, input.requestHash, metadata, input.callbackUrl];

@@ -6,6 +6,7 @@ import {
   type AuditEntry,
   type ConversationRef,
   conversationKey,
+  type LeaseAnswer,
   type NewAsk,
   type NewSession,
   type NewToolCall,
@@ -30,10 +31,9 @@ import {
   toSession,
   toToolCall,
   writeContent,
-  writeSpec,
   writeToolResult,
 } from "./postgres-rows.js";
-import { SQL } from "./postgres-statements.js";
+import { claimValues, newAskValues, SQL } from "./postgres-statements.js";
 
 /**
  * The hot path (SessionStore) on PostgreSQL. Every method is one statement or one transaction on a pooled
@@ -66,11 +66,26 @@ export class PostgresHotPath implements SessionStore {
     return row ? toSession(row) : undefined;
   }
 
-  async takeTurn(sessionId: string, lease: TurnLease): Promise<{ taken: true } | { taken: false; holder: string | null }> {
-    const values = [sessionId, lease.owner, lease.now + lease.ttlMs, lease.now, lease.displace ?? null];
-    if (((await this.query(SQL.takeTurn, values)).rowCount ?? 0) > 0) return { taken: true };
+  async takeTurn(sessionId: string, lease: TurnLease): Promise<LeaseAnswer> {
+    if (((await this.query(SQL.takeTurn, claimValues(sessionId, lease))).rowCount ?? 0) > 0) return { taken: true };
     const row = (await this.query<{ lease_owner: string | null; status: string }>(SQL.leaseHolder, [sessionId])).rows[0];
     return { taken: false, holder: row?.status === "running" ? row.lease_owner : null };
+  }
+
+  async claimCardPost(askId: string, lease: TurnLease): Promise<LeaseAnswer> {
+    if (((await this.query(SQL.claimCardPost, claimValues(askId, lease))).rowCount ?? 0) > 0) return { taken: true };
+    return {
+      taken: false,
+      holder: (await this.query<{ post_owner: string | null }>(SQL.cardPostHolder, [askId])).rows[0]?.post_owner ?? null,
+    };
+  }
+
+  async claimReplyPost(key: string, lease: TurnLease): Promise<LeaseAnswer> {
+    if (((await this.query(SQL.claimReplyPost, claimValues(key, lease))).rowCount ?? 0) > 0) return { taken: true };
+    return {
+      taken: false,
+      holder: (await this.query<{ post_owner: string | null }>(SQL.replyPostHolder, [key])).rows[0]?.post_owner ?? null,
+    };
   }
 
   async releaseTurn(sessionId: string, owner: string): Promise<void> {
@@ -141,15 +156,22 @@ export class PostgresHotPath implements SessionStore {
       );
       seq += step.messages.length;
       if (step.ask) {
-        const { ask } = step;
-        const siblings = JSON.stringify(ask.siblingResults);
-        await run(client, SQL.insertAsk, [ask.id, sessionId, ask.toolUseId, writeSpec(ask.spec), siblings, ask.deadline, step.now]);
+        await run(client, SQL.insertAsk, newAskValues(step.ask, sessionId, step.now));
         return { nextTurn: false };
       }
       if (!step.end) return { nextTurn: false };
       const status = step.end.outcome === "failed" ? "failed" : "idle";
       await run(client, SQL.endTurn, [sessionId, status, step.end.outcome, step.end.error ?? null]);
-      if (step.end.reply) await run(client, SQL.insertReply, [step.end.reply.key, sessionId, step.end.reply.text, step.now]);
+      const { reply } = step.end;
+      if (reply)
+        await run(client, SQL.insertReply, [
+          reply.key,
+          sessionId,
+          reply.text,
+          step.now,
+          reply.claim?.owner ?? null,
+          reply.claim?.until ?? null,
+        ]);
       // The session row is locked, so no message can be queued between this read and the turn ending.
       const queued = (await run<{ id: number; v: number; content: string }>(client, SQL.dequeue, [sessionId])).rows;
       if (queued.length === 0) return { nextTurn: false };
@@ -222,8 +244,7 @@ export class PostgresHotPath implements SessionStore {
   }
 
   async openAsk(sessionId: string, ask: NewAsk, now: number): Promise<void> {
-    const siblings = JSON.stringify(ask.siblingResults);
-    await this.query(SQL.insertAsk, [ask.id, sessionId, ask.toolUseId, writeSpec(ask.spec), siblings, ask.deadline, now]);
+    await this.query(SQL.insertAsk, newAskValues(ask, sessionId, now));
   }
 
   async askForToolUse(sessionId: string, toolUseId: string): Promise<Ask | undefined> {

@@ -1,7 +1,29 @@
+import type { NewAsk, TurnLease } from "../../src/ports/session-store.js";
 import type { Statement } from "./postgres-pool.js";
-import { RECORD_VERSION } from "./postgres-rows.js";
+import { RECORD_VERSION, writeSpec } from "./postgres-rows.js";
 
 const statement = (name: string, text: string): Statement => ({ name: `parley-${name}`, text });
+
+/** A new ask as `insertAsk`'s values, its post claim with it. */
+export function newAskValues(ask: NewAsk, sessionId: string, now: number): unknown[] {
+  const siblings = JSON.stringify(ask.siblingResults);
+  return [
+    ask.id,
+    sessionId,
+    ask.toolUseId,
+    writeSpec(ask.spec),
+    siblings,
+    ask.deadline,
+    now,
+    ask.claim?.owner ?? null,
+    ask.claim?.until ?? null,
+  ];
+}
+
+/** A lease or claim request as statement values: the row's id, owner, until, now, and the holder to displace. */
+export function claimValues(id: string, lease: TurnLease): unknown[] {
+  return [id, lease.owner, lease.now + lease.ttlMs, lease.now, lease.displace ?? null];
+}
 
 /** Every statement of the hot path, prepared once per connection by name. */
 export const SQL = {
@@ -65,8 +87,24 @@ export const SQL = {
   ),
   insertReply: statement(
     "insert-reply",
-    "INSERT INTO pending_replies (key, session_id, text, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (key) DO NOTHING",
+    `INSERT INTO pending_replies (key, session_id, text, created_at, post_owner, post_until) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (key) DO NOTHING`,
   ),
+  // A post claim is granted as a turn lease is (free, ours, expired, or its holder is known dead), while there is
+  // still something to post.
+  claimCardPost: statement(
+    "claim-card-post",
+    `UPDATE asks SET post_owner = $2, post_until = $3
+     WHERE id = $1 AND status = 'pending' AND card_ref IS NULL
+       AND (post_owner IS NULL OR post_owner = $2 OR post_until <= $4 OR post_owner = $5)`,
+  ),
+  cardPostHolder: statement("card-post-holder", "SELECT post_owner FROM asks WHERE id = $1 AND status = 'pending' AND card_ref IS NULL"),
+  claimReplyPost: statement(
+    "claim-reply-post",
+    `UPDATE pending_replies SET post_owner = $2, post_until = $3
+     WHERE key = $1 AND (post_owner IS NULL OR post_owner = $2 OR post_until <= $4 OR post_owner = $5)`,
+  ),
+  replyPostHolder: statement("reply-post-holder", "SELECT post_owner FROM pending_replies WHERE key = $1"),
   deleteReply: statement("delete-reply", "DELETE FROM pending_replies WHERE key = $1"),
   takeTurn: statement(
     "take-turn",
@@ -86,8 +124,8 @@ export const SQL = {
   ),
   insertAsk: statement(
     "insert-ask",
-    `INSERT INTO asks (id, v, session_id, tool_use_id, spec, status, sibling_results, deadline, created_at)
-     VALUES ($1, ${RECORD_VERSION}, $2, $3, $4, 'pending', $5, $6, $7)`,
+    `INSERT INTO asks (id, v, session_id, tool_use_id, spec, status, sibling_results, deadline, created_at, post_owner, post_until)
+     VALUES ($1, ${RECORD_VERSION}, $2, $3, $4, 'pending', $5, $6, $7, $8, $9)`,
   ),
   askById: statement("ask-by-id", "SELECT * FROM asks WHERE id = $1"),
   pendingAsk: statement("pending-ask", "SELECT * FROM asks WHERE session_id = $1 AND status = 'pending' LIMIT 1"),

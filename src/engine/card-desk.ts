@@ -4,6 +4,7 @@ import type { CardView, PlatformAdapter, Settlement } from "../ports/platform-ad
 import type { RichText } from "../ports/rich-text.js";
 import type { Ask, Session, SessionStore } from "../ports/session-store.js";
 import type { RuntimeSettings } from "./settings.js";
+import { POST_CLAIM_TTL_MS, takeDisplacing } from "./turn-lease.js";
 
 export interface CardDeskDependencies {
   store: SessionStore;
@@ -11,6 +12,8 @@ export interface CardDeskDependencies {
   settings: RuntimeSettings;
   logger: Logger;
   clock: () => number;
+  /** This process as the holder of post claims (see turn-lease.ts). */
+  owner: string;
 }
 
 /** Posts, settles and describes cards. Platform failures are logged here and never lose an ask. */
@@ -22,8 +25,10 @@ export class CardDesk {
   private readonly settings: RuntimeSettings;
   private readonly logger: Logger;
   private readonly clock: () => number;
+  private readonly owner: string;
 
   constructor(deps: CardDeskDependencies) {
+    this.owner = deps.owner;
     this.store = deps.store;
     this.adapterFor = deps.adapterFor;
     this.settings = deps.settings;
@@ -46,9 +51,12 @@ export class CardDesk {
     };
   }
 
-  /** Posts an ask's card and stores its reference; a failure leaves it for the sweeper to post again. */
-  async post(askId: string, known?: { ask: Ask; session: Session }): Promise<void> {
-    await this.postOnce(askId, known, false);
+  /**
+   * Posts an ask's card and stores its reference; a failure leaves it for the sweeper to post again. `written` is
+   * the ask as this process just wrote it, its post claim with it (a turn's suspend).
+   */
+  async post(askId: string, written?: { ask: Ask; session: Session }): Promise<void> {
+    await this.postOnce(askId, written, false);
   }
 
   /**
@@ -66,6 +74,9 @@ export class CardDesk {
     try {
       const found = known ?? (await this.store.getAskWithSession(askId));
       if (found?.ask.status !== "pending" || found.ask.cardRef !== null) return;
+      // Whoever else may be posting this card this very moment (the turn that wrote it, in another process) holds
+      // its claim: wait for them, or for their claim to lapse, rather than post it beside them.
+      if (!known && !(await this.claim(askId))) return;
       const { ask, session } = found;
       // A card posted late (after a crash or a platform error) still gets its whole time, as the card says.
       const deadline = Math.max(ask.deadline, this.clock() + ask.spec.timeoutSeconds * 1000);
@@ -82,6 +93,11 @@ export class CardDesk {
     } finally {
       this.posting.delete(askId);
     }
+  }
+
+  private claim(askId: string): Promise<boolean> {
+    const lease = { owner: this.owner, now: this.clock(), ttlMs: POST_CLAIM_TTL_MS };
+    return takeDisplacing((displace) => this.store.claimCardPost(askId, displace ? { ...lease, displace } : lease), this.owner);
   }
 
   /** `ask` is the ended row as the claim returned it; an ask whose card never went out has nothing to settle. */

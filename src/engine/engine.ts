@@ -69,7 +69,8 @@ export class Engine implements Conversation {
       rules: () => rules.get(),
     });
     // Built in dependency order: each collaborator gets only what already exists.
-    this.cards = new CardDesk({ store: this.store, adapterFor, settings: this.settings, logger: this.logger, clock: this.clock });
+    const owner = leaseOwner();
+    this.cards = new CardDesk({ store: this.store, adapterFor, settings: this.settings, logger: this.logger, clock: this.clock, owner });
     this.elicitations = new ElicitationDesk({
       store: this.store,
       cards: this.cards,
@@ -86,7 +87,7 @@ export class Engine implements Conversation {
       adapterFor,
       cards: this.cards,
       elicitations: this.elicitations,
-      leaseOwner: leaseOwner(),
+      leaseOwner: owner,
       logger: this.logger,
       clock: this.clock,
       modelRetry: createModelRetryPolicy(deps.modelRetry),
@@ -126,6 +127,7 @@ export class Engine implements Conversation {
       track,
       clock: this.clock,
       logger: this.logger,
+      owner,
       callbacks: this.external,
     });
     this.router = new MessageRouter({

@@ -9,19 +9,13 @@ import type { PendingReply, Session, SessionStore } from "../ports/session-store
 import type { AskResolver } from "./ask-resolver.js";
 import type { CardDesk } from "./card-desk.js";
 import type { ElicitationDesk } from "./elicitation-desk.js";
-import { LEASE_TTL_MS } from "./turn-lease.js";
+import { LEASE_TTL_MS, POST_CLAIM_TTL_MS, takeDisplacing } from "./turn-lease.js";
 import type { TurnRunner } from "./turn-runner.js";
 
 /** Turns interrupted by a crash are re-run this many times before the session is failed visibly. */
 export const MAX_RECOVERY_ATTEMPTS = 2;
 /** A card still unposted this long after its ask was written is posted again by the sweeper. */
 export const UNPOSTED_GRACE_MS = 10_000;
-/**
- * On start, a card or final answer written this recently is posted only once it is this old: another live process
- * (a fleet) may be posting it this very moment, and looking for its copy before that post lands would post it twice.
- * A restart alone takes about this long, so what a crash left behind is mostly posted at once.
- */
-export const STARTUP_POST_GRACE_MS = 3_000;
 export const SWEEP_INTERVAL_MS = 5000;
 /** Event ids are kept a day: far longer than Slack's retries (minutes) or a Discord RESUME replay. */
 export const EVENT_RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -45,6 +39,8 @@ export interface MaintenanceDependencies {
   track: (task: () => Promise<void>) => void;
   clock: () => number;
   logger: Logger;
+  /** This process as the holder of post claims (see turn-lease.ts). */
+  owner: string;
   /** API callbacks still owed (failed, or ended in another process): delivered by each sweep. */
   callbacks?: { deliverDue(): Promise<void> };
 }
@@ -112,8 +108,12 @@ export class Maintenance {
   }
 
   private async postReply(reply: PendingReply): Promise<void> {
-    const { store } = this.deps;
+    const { store, owner } = this.deps;
     try {
+      const lease = { owner, now: this.deps.clock(), ttlMs: POST_CLAIM_TTL_MS };
+      const claim = (displace?: string) => store.claimReplyPost(reply.key, displace ? { ...lease, displace } : lease);
+      // The turn that wrote it (another live process) may be posting it now: its claim says so.
+      if (!(await takeDisplacing(claim, owner))) return;
       const session = await store.getSession(reply.sessionId);
       if (session)
         await this.deps.adapterFor(session).postMessage(session.conversation, reply.text, { replyKey: reply.key, mayExist: true });
@@ -131,16 +131,12 @@ export class Maintenance {
     const running: Session[] = [];
     for (const session of await store.listSessionsByStatus("running")) if (await turns.takeLease(session.id)) running.push(session);
     for (const session of running) await this.deps.elicitations.abandonOrphans(session);
-    const settled = this.deps.clock() - STARTUP_POST_GRACE_MS;
-    await this.postPendingReplies(settled);
-    track(() => later(STARTUP_POST_GRACE_MS, () => this.postPendingReplies(this.deps.clock() - STARTUP_POST_GRACE_MS)));
+    // What a live process (a fleet) is posting this very moment is left to it by its post claim; the sweeper comes
+    // back for anything whose claimant dies.
+    await this.postPendingReplies(Number.MAX_SAFE_INTEGER);
     // Post first, then sweep: a question nobody saw must not time out (the sweep skips unposted asks too).
     // Each may have been posted by the process that died before storing its reference: adopted, not posted twice.
-    const unposted = await store.listUnpostedAsks();
-    const young = unposted.filter((ask) => ask.createdAt >= settled);
-    await Promise.all(unposted.filter((ask) => ask.createdAt < settled).map((ask) => this.deps.cards.repost(ask.id)));
-    // Posted by whoever wrote it, if alive, by then; repost finds the reference stored and does nothing.
-    for (const ask of young) track(() => later(ask.createdAt - settled, () => this.deps.cards.repost(ask.id)));
+    await Promise.all((await store.listUnpostedAsks()).map((ask) => this.deps.cards.repost(ask.id)));
     // A crash between a claim and its card update leaves live buttons: settle the endings whose settle is not recorded.
     for (const ask of await store.listUnsettledAsks(this.deps.clock() - RESETTLE_WINDOW_MS, RESETTLE_LIMIT)) {
       const session = await store.getSession(ask.sessionId);
@@ -166,8 +162,4 @@ export class Maintenance {
         );
     }
   }
-}
-
-function later(milliseconds: number, work: () => Promise<void>): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, milliseconds)).then(work);
 }

@@ -1,10 +1,33 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
+import type { LeaseAnswer, PostClaim } from "../ports/session-store.js";
 
 /** A turn's lease lasts this long unless renewed: how soon another process takes over from one that died. */
 export const LEASE_TTL_MS = 30_000;
 /** A running turn renews its lease this often. */
 export const LEASE_RENEW_MS = 10_000;
+
+/**
+ * A claim to post a card or a final answer lasts this long: another process posts it after that (looking for it
+ * first) only if the claimant neither posted it nor is known alive. Longer than any post, 429 waits included.
+ */
+export const POST_CLAIM_TTL_MS = 60_000;
+
+/** The claim the writer of an ask or a final answer stores with it: it posts it itself, right after the write. */
+export function postClaim(owner: string, now: number): PostClaim {
+  return { owner, until: now + POST_CLAIM_TTL_MS };
+}
+
+/**
+ * Takes a lease or a claim through `take`; a holder known to be dead (its process is gone from this host) is
+ * displaced at once, any other keeps it until it expires.
+ */
+export async function takeDisplacing(take: (displace?: string) => Promise<LeaseAnswer>, self: string): Promise<boolean> {
+  const first = await take();
+  if (first.taken) return true;
+  if (first.holder === null || !holderIsDead(first.holder, self)) return false;
+  return (await take(first.holder)).taken;
+}
 
 /** This process as a lease holder: host, process id, and a nonce, since a restart may get the same process id. */
 export function leaseOwner(): string {

@@ -13,7 +13,7 @@ import type { CardDesk } from "./card-desk.js";
 import type { ElicitationDesk } from "./elicitation-desk.js";
 import { ProgressReporter } from "./progress.js";
 import type { EngineSettings, RuntimeSettings } from "./settings.js";
-import { holderIsDead, LEASE_RENEW_MS, LEASE_TTL_MS } from "./turn-lease.js";
+import { LEASE_RENEW_MS, LEASE_TTL_MS, postClaim, takeDisplacing } from "./turn-lease.js";
 
 /** The real value of a password answer, put back only into the in-memory history of the resumed turn. */
 export interface SecretResult {
@@ -77,10 +77,10 @@ export class TurnRunner {
    */
   async takeLease(sessionId: string): Promise<boolean> {
     const lease = { owner: this.deps.leaseOwner, now: this.deps.clock(), ttlMs: LEASE_TTL_MS };
-    const first = await this.deps.store.takeTurn(sessionId, lease);
-    if (first.taken) return true;
-    if (first.holder === null || !holderIsDead(first.holder, this.deps.leaseOwner)) return false;
-    return (await this.deps.store.takeTurn(sessionId, { ...lease, displace: first.holder })).taken;
+    return takeDisplacing(
+      (displace) => this.deps.store.takeTurn(sessionId, displace ? { ...lease, displace } : lease),
+      this.deps.leaseOwner,
+    );
   }
 
   /** Drops this process's lease on the session's turn (recovery gave the turn up). */
@@ -190,6 +190,7 @@ export class TurnRunner {
             shutdown: this.closing.signal,
             elicit: (server, request) => this.deps.elicitations.ask(session, server, request),
             promptCache: this.promptCache,
+            postClaim: (now) => postClaim(this.deps.leaseOwner, now),
           },
           session,
           history,

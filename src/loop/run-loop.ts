@@ -11,7 +11,7 @@ import {
   ZERO_USAGE,
 } from "../ports/model-client.js";
 import { turnKeyOf } from "../ports/platform-adapter.js";
-import { type Ask, type NewAsk, pendingAskOf, type Session, type SessionStore } from "../ports/session-store.js";
+import { type Ask, type NewAsk, type PostClaim, pendingAskOf, type Session, type SessionStore } from "../ports/session-store.js";
 import type { ToolCatalog } from "../tools/tool-catalog.js";
 import { chooseCacheTtl, estimatePromptTokens, type PromptCacheMemory } from "./cache-ttl.js";
 import { callModel, type ModelRetryPolicy, TurnInterrupted } from "./call-model.js";
@@ -31,6 +31,8 @@ export interface LoopDependencies {
   /** How long, and how, a busy model is waited out before the turn fails. */
   retry: ModelRetryPolicy;
   newAskId: () => string;
+  /** The claim to post what a step writes (its card, the final answer), stored with it; absent, nothing is claimed. */
+  postClaim?: (now: number) => PostClaim;
   /** The status line; `immediate` skips the throttle (the model-busy notice must show before the wait). */
   progress: (text: string, options?: { immediate?: boolean }) => void;
   /** Aborted by Stop: a running tool call is cancelled on its server. */
@@ -137,12 +139,14 @@ export async function runLoop(deps: LoopDependencies, startingSession: Session, 
       const text = finalText(assistant);
       const replyKey = turnKeyOf(startingSession);
       // The answer goes into the outbox with the turn's end: posted after, it survives a crash in between.
-      const reply = text ? { reply: { key: replyKey, sessionId, text } } : {};
+      const now = deps.clock();
+      const claim = deps.postClaim ? { claim: deps.postClaim(now) } : {};
+      const reply = text ? { reply: { key: replyKey, sessionId, text, ...claim } } : {};
       const result = await store.commitStep(sessionId, {
         messages: [assistant],
         usage: response.usage,
         end: { outcome: "completed", ...reply },
-        now: deps.clock(),
+        now,
       });
       return { outcome: "completed", text, replyKey, nextTurn: result.nextTurn };
     }
@@ -190,6 +194,7 @@ async function suspend(
     spec: pending.spec,
     siblingResults: pending.siblingResults,
     deadline: now + pending.spec.timeoutSeconds * 1000,
+    ...(deps.postClaim ? { claim: deps.postClaim(now) } : {}),
   };
   await deps.store.commitStep(sessionId, { messages, usage, ask: newAsk, now });
   const ask = pendingAskOf(newAsk, sessionId, now);

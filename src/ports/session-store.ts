@@ -72,10 +72,14 @@ export interface NewAsk {
   spec: AskSpec;
   siblingResults: ToolResultBlock[];
   deadline: number;
+  /** The process that will post its card, written with the ask so no other process posts it meanwhile. */
+  claim?: PostClaim;
 }
 
 /** The row a new ask becomes: pending, no card yet. Where a generated ask id is first named as one. */
-export function pendingAskOf(ask: NewAsk, sessionId: string, now: number): Ask {
+export function pendingAskOf(newAsk: NewAsk, sessionId: string, now: number): Ask {
+  // The post claim is kept beside the row, never in it.
+  const { claim: _claim, ...ask } = newAsk;
   return {
     ...ask,
     id: asAskId(ask.id),
@@ -153,7 +157,7 @@ export interface ToolCallRecord {
   finishedAt: number | null;
 }
 
-/** A request for the lease on a session's turn. */
+/** A request for the lease on a session's turn, or for the claim to post a card or a final answer. */
 export interface TurnLease {
   owner: string;
   now: number;
@@ -168,7 +172,21 @@ export interface PendingReply {
   key: string;
   sessionId: SessionId;
   text: string;
+  /** The process that will post it, written with the turn's end (see `NewAsk.claim`). */
+  claim?: PostClaim;
 }
+
+/**
+ * Who posts a card or a final answer, and until when. A start or a sweep posts only what nobody alive is posting:
+ * a post in flight cannot be looked for yet, so without the claim the platform would show it twice.
+ */
+export interface PostClaim {
+  owner: string;
+  until: number;
+}
+
+/** The answer to a lease or claim request: granted, or the holder that keeps it (null: nothing to take). */
+export type LeaseAnswer = { taken: true } | { taken: false; holder: string | null };
 
 export interface AuditEntry {
   actor: string;
@@ -233,7 +251,14 @@ export interface SessionStore {
    * holds it, the owner already does, it expired, or its holder is `displace` (known dead). Otherwise the answer
    * names the holder. A session that is not running has no turn to lease.
    */
-  takeTurn(sessionId: string, lease: TurnLease): Promise<{ taken: true } | { taken: false; holder: string | null }>;
+  takeTurn(sessionId: string, lease: TurnLease): Promise<LeaseAnswer>;
+  /**
+   * Takes (or renews) the claim to post a pending ask's card, granted as `takeTurn` grants a lease; an ask whose
+   * card is posted, or that ended, has nothing to claim (holder null).
+   */
+  claimCardPost(askId: string, lease: TurnLease): Promise<LeaseAnswer>;
+  /** Takes (or renews) the claim to post a final answer still in the outbox, as `claimCardPost`. */
+  claimReplyPost(key: string, lease: TurnLease): Promise<LeaseAnswer>;
   /** Drops the owner's lease on the session's turn (the turn stopped: suspended, ended or failed). */
   releaseTurn(sessionId: string, owner: string): Promise<void>;
   /** The reply is in the thread: its outbox row goes. */

@@ -6,10 +6,10 @@ import {
   type AuditEntry,
   type ConversationRef,
   conversationKey,
+  type LeaseAnswer,
   type NewAsk,
   type NewSession,
   type NewToolCall,
-  pendingAskOf,
   type Session,
   type SessionStore,
   type StartOrQueue,
@@ -44,7 +44,7 @@ export class MemoryHotPath implements SessionStore {
     return session ? copy(session) : undefined;
   }
 
-  async takeTurn(sessionId: string, lease: TurnLease): Promise<{ taken: true } | { taken: false; holder: string | null }> {
+  async takeTurn(sessionId: string, lease: TurnLease): Promise<LeaseAnswer> {
     const session = this.tables.sessions.get(sessionId);
     if (session?.status !== "running") return { taken: false, holder: null };
     const held = this.tables.leases.get(sessionId);
@@ -52,6 +52,15 @@ export class MemoryHotPath implements SessionStore {
     if (!free) return { taken: false, holder: held.owner };
     this.tables.leases.set(sessionId, { owner: lease.owner, until: lease.now + lease.ttlMs });
     return { taken: true };
+  }
+
+  async claimCardPost(askId: string, lease: TurnLease): Promise<LeaseAnswer> {
+    const ask = this.tables.asks.get(askId);
+    return this.tables.claimPost(`card:${askId}`, ask?.status === "pending" && ask.cardRef === null, lease);
+  }
+
+  async claimReplyPost(key: string, lease: TurnLease): Promise<LeaseAnswer> {
+    return this.tables.claimPost(`reply:${key}`, this.tables.replies.has(key), lease);
   }
 
   async releaseTurn(sessionId: string, owner: string): Promise<void> {
@@ -108,7 +117,7 @@ export class MemoryHotPath implements SessionStore {
     session.usage.cacheWriteTokens += step.usage.cacheWriteTokens;
     session.updatedAt = step.now;
     if (step.ask) {
-      this.tables.asks.set(step.ask.id, pendingAskOf(copy(step.ask), sessionId, step.now));
+      this.tables.addAsk(step.ask, sessionId, step.now);
       session.status = "waiting";
       session.turnAsks++;
       session.recoveryAttempts = 0;
@@ -116,8 +125,11 @@ export class MemoryHotPath implements SessionStore {
       return { nextTurn: false };
     }
     if (!step.end) return { nextTurn: false };
-    if (step.end.reply && !this.tables.replies.has(step.end.reply.key))
-      this.tables.replies.set(step.end.reply.key, { reply: { ...step.end.reply, sessionId: asSessionId(sessionId) }, createdAt: step.now });
+    if (step.end.reply && !this.tables.replies.has(step.end.reply.key)) {
+      const { claim, ...reply } = step.end.reply;
+      this.tables.replies.set(reply.key, { reply: { ...reply, sessionId: asSessionId(sessionId) }, createdAt: step.now });
+      if (claim) this.tables.postClaims.set(`reply:${reply.key}`, claim);
+    }
     const queued = this.tables.queueOf(sessionId).splice(0);
     const next = endTransition(step.end.outcome, queued.length);
     session.status = next.status;
@@ -182,7 +194,7 @@ export class MemoryHotPath implements SessionStore {
 
   async openAsk(sessionId: string, ask: NewAsk, now: number): Promise<void> {
     this.tables.mustGet(sessionId);
-    this.tables.asks.set(ask.id, pendingAskOf(copy(ask), sessionId, now));
+    this.tables.addAsk(ask, sessionId, now);
   }
 
   async askForToolUse(sessionId: string, toolUseId: string): Promise<Ask | undefined> {

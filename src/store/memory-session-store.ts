@@ -6,7 +6,6 @@ import {
   type ConversationRef,
   conversationKey,
   type PendingReply,
-  pendingAskOf,
   type Session,
   type SessionStatus,
 } from "../ports/session-store.js";
@@ -81,13 +80,13 @@ export class MemorySessionStore extends MemoryHotPath implements Storage, ApiSto
   }
 
   async createExternalAsk(input: NewExternalAsk): Promise<ExternalCreate> {
-    const { api, asks, byKey, sessions } = this.tables;
+    const { api, byKey, sessions } = this.tables;
     const earlier = input.idempotencyKey === null ? undefined : api.byIdempotencyKey(input.token, input.idempotencyKey);
     if (earlier) return { kind: "replayed", external: earlier };
     const session = sessions.get(byKey.get(conversationKey(input.session.conversation)) ?? "");
     if (session && session.status !== "idle" && session.status !== "failed") return { kind: "busy" };
     const target = this.tables.boundSession(input.session);
-    asks.set(input.ask.id, pendingAskOf(copy(input.ask), target.id, input.now));
+    this.tables.addAsk(input.ask, target.id, input.now);
     target.status = "waiting";
     target.updatedAt = input.now;
     api.add({

@@ -4,10 +4,15 @@ import {
   type Ask,
   type AuditEntry,
   conversationKey,
+  type LeaseAnswer,
+  type NewAsk,
   type NewSession,
   type PendingReply,
+  type PostClaim,
+  pendingAskOf,
   type Session,
   type ToolCallRecord,
+  type TurnLease,
 } from "../ports/session-store.js";
 import { MemoryApiRecords } from "./memory-api-records.js";
 
@@ -27,6 +32,8 @@ export class MemoryTables {
   readonly toolCalls = new Map<string, ToolCallRecord>();
   /** Ask id → when its card was settled; kept beside the asks, as the databases keep a column. */
   readonly settledCards = new Map<string, number>();
+  /** `card:<ask id>` or `reply:<key>` → who posts it, until when; kept beside the rows, as the databases keep columns. */
+  readonly postClaims = new Map<string, PostClaim>();
   readonly api = new MemoryApiRecords();
   readonly auditTrail: AuditEntry[] = [];
 
@@ -55,6 +62,22 @@ export class MemoryTables {
     this.byKey.set(key, session.id);
     this.messages.set(session.id, []);
     return session;
+  }
+
+  /** Writes a new pending ask, and its post claim beside it. */
+  addAsk(ask: NewAsk, sessionId: string, now: number): void {
+    this.asks.set(ask.id, pendingAskOf(copy(ask), sessionId, now));
+    if (ask.claim) this.postClaims.set(`card:${ask.id}`, { ...ask.claim });
+  }
+
+  /** Grants a post claim as the turn lease is granted; `open` says whether there is still something to post. */
+  claimPost(key: string, open: boolean, lease: TurnLease): LeaseAnswer {
+    if (!open) return { taken: false, holder: null };
+    const held = this.postClaims.get(key);
+    const free = !held || held.owner === lease.owner || held.until <= lease.now || held.owner === lease.displace;
+    if (!free) return { taken: false, holder: held.owner };
+    this.postClaims.set(key, { owner: lease.owner, until: lease.now + lease.ttlMs });
+    return { taken: true };
   }
 
   mustGet(sessionId: string): Session {

@@ -220,6 +220,51 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
         expect(await store.takeTurn("S1", { ...b, now: 142 })).toEqual({ taken: true });
       }));
 
+    it("claims the post of a card: the ask's writer holds it from the write; others wait until it expires, or its holder is dead", () =>
+      withStore(async (store) => {
+        const session = await store.createSession({ id: "S1", conversation: CONVERSATION, ownerId: "U1", now: 1 });
+        await store.startTurnOrQueue(session.id, user("hi"), 2);
+        const a = { owner: "host:1:a", now: 100, ttlMs: 30 };
+        const b = { owner: "host:2:b", now: 110, ttlMs: 30 };
+        const claim = { owner: "host:1:a", until: 130 };
+        const ask = { id: "A1", toolUseId: "toolu_1", spec, siblingResults: [], deadline: 1000, claim };
+        await store.commitStep(session.id, { messages: [assistantAsk("toolu_1")], usage: USAGE, ask, now: 100 });
+        // The claim is kept beside the ask, not in it.
+        expect(await store.getAsk("A1")).not.toHaveProperty("claim");
+        expect(await store.claimCardPost("A1", b)).toEqual({ taken: false, holder: "host:1:a" });
+        expect(await store.claimCardPost("A1", { ...a, now: 120 })).toEqual({ taken: true });
+        expect(await store.claimCardPost("A1", { ...b, now: 149 })).toEqual({ taken: false, holder: "host:1:a" });
+        expect(await store.claimCardPost("A1", { ...b, now: 150 })).toEqual({ taken: true });
+        expect(await store.claimCardPost("A1", { ...a, now: 151, displace: "host:2:b" })).toEqual({ taken: true });
+        // Posted (or ended): nothing left to claim.
+        await store.setCardRef("A1", "card-1", 1000);
+        expect(await store.claimCardPost("A1", { ...b, now: 500 })).toEqual({ taken: false, holder: null });
+        expect(await store.claimCardPost("nope", b)).toEqual({ taken: false, holder: null });
+        // An ask written with no claim (an older row, or a writer that claims later) is anyone's.
+        await store.openAsk("S1", { id: "A2", toolUseId: "toolu_2", spec, siblingResults: [], deadline: 1000 }, 200);
+        expect(await store.claimCardPost("A2", { ...b, now: 200 })).toEqual({ taken: true });
+        expect(await store.claimCardPost("A2", { ...a, now: 201 })).toEqual({ taken: false, holder: "host:2:b" });
+      }));
+
+    it("claims the post of a final answer in the outbox, as a card's", () =>
+      withStore(async (store) => {
+        const session = await store.createSession({ id: "S1", conversation: CONVERSATION, ownerId: "U1", now: 1 });
+        await store.startTurnOrQueue(session.id, user("hi"), 2);
+        const answer: ChatMessage = { role: "assistant", content: [{ type: "text", text: "Done it." }] };
+        const reply = { key: "S1:1", sessionId: session.id, text: "Done it.", claim: { owner: "host:1:a", until: 130 } };
+        await store.commitStep("S1", { messages: [answer], usage: USAGE, end: { outcome: "completed", reply }, now: 100 });
+        expect(await store.listPendingReplies(Number.MAX_SAFE_INTEGER, 10)).toEqual([{ key: "S1:1", sessionId: "S1", text: "Done it." }]);
+        const b = { owner: "host:2:b", now: 110, ttlMs: 30 };
+        expect(await store.claimReplyPost("S1:1", b)).toEqual({ taken: false, holder: "host:1:a" });
+        expect(await store.claimReplyPost("S1:1", { ...b, displace: "host:1:a" })).toEqual({ taken: true });
+        expect(await store.claimReplyPost("S1:1", { owner: "host:1:a", now: 120, ttlMs: 30 })).toEqual({
+          taken: false,
+          holder: "host:2:b",
+        });
+        await store.replyPosted("S1:1");
+        expect(await store.claimReplyPost("S1:1", { ...b, now: 500 })).toEqual({ taken: false, holder: null });
+      }));
+
     it("lists expired pending asks by deadline", () =>
       withStore(async (store) => {
         await suspended(store);

@@ -1,7 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cardNonce } from "../../adapters/discord/card-lookup.js";
 import { ask, reply } from "../fakes/fake-anthropic.js";
+import { deadOwner } from "../support/dead-process.js";
 import { ALICE, componentWith, customIds, DiscordHarness } from "./discord-harness.js";
+
+/** What a crash between the post and storing its reference leaves: no reference, and the dead process's claim. */
+function crashedBeforeTheRefWasStored(askId: string): void {
+  harness.store.db.prepare("UPDATE asks SET card_ref = NULL, post_owner = ? WHERE id = ?").run(deadOwner(), askId);
+}
 
 let harness: DiscordHarness;
 
@@ -58,7 +64,7 @@ describe("cards posted once (Discord)", () => {
   it("a card Discord posted but whose id was never stored is adopted after a restart, past the nonce window", async () => {
     const { thread, card, askId } = await cardFor();
     harness.discord.nonceWindowMs = 0;
-    harness.store.db.prepare("UPDATE asks SET card_ref = NULL WHERE id = ?").run(askId);
+    crashedBeforeTheRefWasStored(askId);
     await harness.restart();
 
     expect(cardsOf(thread, askId)).toHaveLength(1);
@@ -73,7 +79,7 @@ describe("cards posted once (Discord)", () => {
     const { thread, card, askId } = await cardFor();
     harness.discord.nonceWindowMs = 0;
     harness.discord.forget(String(card.id));
-    harness.store.db.prepare("UPDATE asks SET card_ref = NULL WHERE id = ?").run(askId);
+    crashedBeforeTheRefWasStored(askId);
     await harness.restart();
 
     const cards = cardsOf(thread, askId);

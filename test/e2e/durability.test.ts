@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { STARTUP_POST_GRACE_MS, UNPOSTED_GRACE_MS } from "../../src/engine/maintenance.js";
+import { UNPOSTED_GRACE_MS } from "../../src/engine/maintenance.js";
+import { POST_CLAIM_TTL_MS } from "../../src/engine/turn-lease.js";
 import { ZERO_USAGE } from "../../src/ports/model-client.js";
 import { ask, FakeAnthropic, lastToolResults, reply } from "../fakes/fake-anthropic.js";
 import { databaseBytes, LogCapture } from "../support/capture.js";
@@ -48,12 +49,18 @@ describe("durability", () => {
     const session = await harness.store.findSession(CONVERSATION);
     await harness.store.startTurnOrQueue(session!.id, { role: "user", content: [{ type: "text", text: "again" }] }, now);
     const answer = { role: "assistant" as const, content: [{ type: "text" as const, text: "Second answer." }] };
+    // Its writer claimed the post, and died (on another host, so only the claim's end tells).
+    const claim = { owner: "gone-host:4242:dead", until: now + 1000 };
     const pending = { key: `${session!.id}:2`, sessionId: session!.id, text: "Second answer." };
     const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-    await harness.store.commitStep(session!.id, { messages: [answer], usage, end: { outcome: "completed", reply: pending }, now });
+    await harness.store.commitStep(session!.id, {
+      messages: [answer],
+      usage,
+      end: { outcome: "completed", reply: { ...pending, claim } },
+      now,
+    });
     const posted = harness.adapter.messages.length;
-    // A restart takes longer than the start-up grace (a process that just wrote the answer may be posting it).
-    now += STARTUP_POST_GRACE_MS + 1;
+    now += 1000;
     await harness.restart();
     expect(harness.adapter.messages.slice(posted)).toEqual([
       { conversation: CONVERSATION, text: "Second answer.", options: { replyKey: pending.key, mayExist: true } },
@@ -115,7 +122,8 @@ describe("durability", () => {
     fake.script(ask({ type: "confirm", question: "Lost card?" }), reply("Found."));
     await harness.say("go");
     expect(harness.adapter.cards).toHaveLength(0);
-    now += STARTUP_POST_GRACE_MS + 1;
+    // The restarted engine runs in this same process, so the dead one's claim counts until it lapses.
+    now += POST_CLAIM_TTL_MS;
     await harness.restart();
     expect(harness.adapter.cards.map((card) => card.spec.question)).toEqual(["Lost card?"]);
     await harness.engine.answer(harness.lastCard().askId, OWNER, { kind: "option", index: 0 });
@@ -123,7 +131,7 @@ describe("durability", () => {
     expect(harness.adapter.messages.at(-1)?.text).toBe("Found.");
   });
 
-  it("a process that starts while another posts a card does not post it again: it looks once the card is a few seconds old", async () => {
+  it("a process that starts while another posts a card leaves it to the other: the writer's post claim says so", async () => {
     let release: () => void = () => {};
     harness.adapter.holdCardPosts = new Promise<void>((resolve) => (release = resolve));
     fake.script(ask({ type: "confirm", question: "Posted once?" }), reply("Once."));
@@ -137,7 +145,7 @@ describe("durability", () => {
       release();
       await harness.engine.idle();
       expect(harness.adapter.cards.map((card) => card.spec.question)).toEqual(["Posted once?"]);
-      // Its look, STARTUP_POST_GRACE_MS after the ask was written, finds the card posted; so does a later sweep.
+      // The claim is the writer's until it lapses, and by then the card's reference is stored.
       await starting.engine.idle();
       now += UNPOSTED_GRACE_MS + 1;
       await starting.engine.sweep();

@@ -1,8 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ask, reply } from "../fakes/fake-anthropic.js";
 import { FAKE_BOT_USER_ID } from "../fakes/fake-slack-api.js";
+import { deadOwner } from "../support/dead-process.js";
 import { ALICE, actionIdsOf, SlackHarness } from "./slack-harness.js";
 import { blockActions, CHANNEL, messageEvent, nextTs } from "./slack-payloads.js";
+
+/** What a crash between the post and storing its reference leaves: no reference, and the dead process's claim. */
+function crashedBeforeTheRefWasStored(askId: string): void {
+  harness.store.db.prepare("UPDATE asks SET card_ref = NULL, post_owner = ? WHERE id = ?").run(deadOwner(), askId);
+}
 
 let harness: SlackHarness;
 
@@ -65,7 +71,7 @@ describe("cards posted once (Slack)", () => {
   it("a card Slack posted but whose ts was never stored is adopted after a restart, not posted again", async () => {
     const { thread, ts, askId } = await cardAfterMention();
     // The crash: Slack has the card, the database does not know its ts.
-    harness.store.db.prepare("UPDATE asks SET card_ref = NULL WHERE id = ?").run(askId);
+    crashedBeforeTheRefWasStored(askId);
     await harness.restart();
 
     expect(cardPosts(askId)).toBe(1);
@@ -88,7 +94,7 @@ describe("cards posted once (Slack)", () => {
       harness.slack.messages.findIndex((message) => message.ts === ts),
       1,
     );
-    harness.store.db.prepare("UPDATE asks SET card_ref = NULL WHERE id = ?").run(askId);
+    crashedBeforeTheRefWasStored(askId);
     await harness.restart();
 
     expect(cardPosts(askId)).toBe(2);
