@@ -21,6 +21,18 @@ export function replyMetadata(replyKey: string): { event_type: string; event_pay
   return { event_type: REPLY_EVENT_TYPE, event_payload: { reply_key: replyKey } };
 }
 
+/** The metadata `event_type` of an API ask's opener (the top-level message its thread hangs from). */
+export const OPENER_EVENT_TYPE = "parley_opener";
+
+export function openerMetadata(openerId: string): { event_type: string; event_payload: { opener_id: string } } {
+  return { event_type: OPENER_EVENT_TYPE, event_payload: { opener_id: openerId } };
+}
+
+/** The ts of the opener `openerId` among a channel's messages (`conversations.history`), posted by this bot. */
+export function findOpenerTs(messages: readonly unknown[], openerId: string, botId: string): string | undefined {
+  return findMarked(messages, botId, OPENER_EVENT_TYPE, "opener_id", openerId);
+}
+
 /**
  * The ts of the card for `askId` among a thread's messages (as `conversations.replies` returns them with
  * `include_all_metadata`), posted by this bot; anything else, or anything unreadable, is not it.

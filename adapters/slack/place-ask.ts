@@ -1,8 +1,11 @@
+import { randomBytes } from "node:crypto";
 import type { webApi } from "@slack/bolt";
 import { PlaceError } from "../../src/ports/errors.js";
 import type { AskPlace } from "../../src/ports/platform-adapter.js";
 import type { ConversationRef } from "../../src/ports/session-store.js";
 import { errorCode } from "./actor-directory.js";
+import { findOpenerTs, openerMetadata } from "./card-metadata.js";
+import { postOnce } from "./post-once.js";
 import { toMrkdwn } from "./slack-dialect.js";
 
 /** What Slack's refusals mean to the program that sent the ask, and what it can do about them. */
@@ -21,19 +24,49 @@ function refused(error: unknown): never {
   throw error;
 }
 
+/** The clients an API ask is placed with: `client` reads, `poster` posts once (see post-once.ts). */
+export interface PlacingClients {
+  client: webApi.WebClient;
+  poster: webApi.WebClient;
+  botId: string;
+  backoffMs?: number | undefined;
+}
+
+/** How far back in the channel a lost opener is looked for: it was posted moments ago, by this very call. */
+const OPENER_SEARCH_LIMIT = 100;
+
 /**
  * Where an API ask goes on Slack: the thread given (checked to exist), or a new one under a short top-level
- * message naming who asks, so the channel sees the question and answers stay in its thread.
+ * message naming who asks, so the channel sees the question and answers stay in its thread. The opener is posted
+ * once: after a failure that Slack may have posted through (a 5xx, a lost answer), it is looked for by its metadata
+ * before it is posted again, as a card is.
  */
-export async function placeSlackAsk(client: webApi.WebClient, teamId: string, place: AskPlace): Promise<ConversationRef> {
+export async function placeSlackAsk(clients: PlacingClients, teamId: string, place: AskPlace): Promise<ConversationRef> {
   const where = { platform: "slack" as const, workspace: teamId, channel: place.channel };
   if (place.thread !== undefined) {
-    await client.conversations.replies({ channel: place.channel, ts: place.thread, limit: 1 }).catch(refused);
+    await clients.client.conversations.replies({ channel: place.channel, ts: place.thread, limit: 1 }).catch(refused);
     return { ...where, thread: place.thread };
   }
-  const response = await client.chat
-    .postMessage({ channel: place.channel, text: toMrkdwn(place.opener), unfurl_links: false })
-    .catch(refused);
-  if (!response.ts) throw new Error("chat.postMessage returned no ts");
-  return { ...where, channel: response.channel ?? place.channel, thread: response.ts };
+  const openerId = randomBytes(9).toString("base64url");
+  const post = async (): Promise<{ channel: string; ts: string }> => {
+    const response = await clients.poster.chat.postMessage({
+      channel: place.channel,
+      text: toMrkdwn(place.opener),
+      unfurl_links: false,
+      metadata: openerMetadata(openerId),
+    });
+    if (!response.ts) throw new Error("chat.postMessage returned no ts");
+    return { channel: response.channel ?? place.channel, ts: response.ts };
+  };
+  const find = async (): Promise<{ channel: string; ts: string } | undefined> => {
+    const history = await clients.client.conversations.history({
+      channel: place.channel,
+      include_all_metadata: true,
+      limit: OPENER_SEARCH_LIMIT,
+    });
+    const ts = findOpenerTs(history.messages ?? [], openerId, clients.botId);
+    return ts ? { channel: place.channel, ts } : undefined;
+  };
+  const opener = await postOnce(post, find, clients.backoffMs).catch(refused);
+  return { ...where, channel: opener.channel, thread: opener.ts };
 }

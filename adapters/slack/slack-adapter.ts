@@ -195,7 +195,8 @@ export class SlackAdapter implements ServingAdapter {
 
   async placeAsk(place: AskPlace): Promise<ConversationRef> {
     if (!this.identity) throw new Error("the Slack adapter has not started");
-    return placeSlackAsk(this.client, this.identity.teamId, place);
+    const clients = { client: this.client, poster: this.poster, botId: this.identity.botId, backoffMs: this.postBackoffMs };
+    return placeSlackAsk(clients, this.identity.teamId, place);
   }
 
   async settleCard(card: CardView, settlement: Settlement): Promise<void> {

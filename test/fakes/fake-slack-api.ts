@@ -170,6 +170,8 @@ export class FakeSlackApi {
       }
       case "conversations.replies":
         return this.replies(params);
+      case "conversations.history":
+        return this.history(params);
       case "chat.postEphemeral":
         return typeof params.user === "string" && typeof params.text === "string"
           ? { ok: true, message_ts: this.nextTs() }
@@ -222,6 +224,28 @@ export class FakeSlackApi {
       })),
       has_more: more,
       response_metadata: { next_cursor: more ? String(start + limit) : "" },
+    };
+  }
+
+  /** A channel's top-level messages, newest first as Slack returns them, up to `limit` (no paging: none needed). */
+  private history(params: Record<string, unknown>): Record<string, unknown> {
+    const limit = Math.min(Math.max(Number(params.limit ?? 100) || 100, 1), 999);
+    const withMetadata = params.include_all_metadata === true || params.include_all_metadata === "true";
+    const topLevel = this.messages.filter((message) => message.channel === params.channel && message.threadTs === undefined);
+    return {
+      ok: true,
+      messages: topLevel
+        .slice(-limit)
+        .reverse()
+        .map((message) => ({
+          type: "message",
+          user: FAKE_BOT_USER_ID,
+          bot_id: FAKE_BOT_ID,
+          text: message.text,
+          ts: message.ts,
+          ...(withMetadata && message.metadata ? { metadata: message.metadata } : {}),
+        })),
+      has_more: topLevel.length > limit,
     };
   }
 

@@ -78,6 +78,21 @@ class LostAnswerHarness extends SlackHarness {
   override readonly slack = new RateLimitedSlackApi(lostAnswerPlan);
 }
 
+/** Every other API ask's opener reaches Slack, which posts it, and its answer is lost (a gateway's 504). */
+function lostOpenerPlan(): FaultPlan {
+  let openers = 0;
+  return ({ path, body, seen }) => {
+    if (!path.startsWith("/api/chat.postMessage") || !body.includes("parley_opener") || seen > 0) return undefined;
+    openers++;
+    if (openers % 2 === 0) return undefined;
+    return { status: 504, headers: { "content-type": "text/plain" }, body: "Gateway Timeout", afterForwarding: true };
+  };
+}
+
+class LostOpenerHarness extends SlackHarness {
+  override readonly slack = new RateLimitedSlackApi(lostOpenerPlan);
+}
+
 /** The first post of each part of a final answer reaches Slack, and its answer is lost. */
 function lostReplyPlan(): FaultPlan {
   return ({ path, body, seen }) => {
@@ -90,7 +105,7 @@ class LostReplyHarness extends SlackHarness {
   override readonly slack = new RateLimitedSlackApi(lostReplyPlan);
 }
 
-let harness: BurstHarness | LostAnswerHarness | LostReplyHarness;
+let harness: BurstHarness | LostAnswerHarness | LostReplyHarness | LostOpenerHarness;
 
 afterEach(async () => {
   await harness.close();
@@ -177,6 +192,31 @@ describe("a card whose post Slack took but whose answer was lost", () => {
       expect(readCardRef(found?.ask.cardRef ?? null)?.ts).toBe(String(cards[0]!.result.ts));
     }
     expect(harness.slack.callsOf("conversations.replies").length).toBeGreaterThanOrEqual(4);
+  }, 30_000);
+});
+
+describe("API ask openers whose post Slack took but whose answer was lost", () => {
+  it("each shows once in the channel, and its ask lives in the thread of the one that did", async () => {
+    harness = await new LostOpenerHarness().start();
+    const askIds: string[] = [];
+    for (let index = 1; index <= 6; index++) {
+      const outcome = await harness.engine.api.create("ci", {
+        channel: `slack:${CHANNEL}`,
+        ask: { type: "confirm", question: `Release ${index}?` },
+        answerers: [`slack:${ALICE}`],
+      });
+      if (outcome.kind !== "created") throw new Error(`ask ${index} was not created: ${JSON.stringify(outcome)}`);
+      askIds.push(outcome.view.id);
+    }
+    await harness.engine.idle();
+    expect(harness.slack.proxy!.faults(504)).toHaveLength(3);
+    const openers = harness.slack.messages.filter((message) => message.channel === CHANNEL && message.threadTs === undefined);
+    expect(openers.map((opener) => opener.text.match(/Release \d/)?.[0])).toEqual(askIds.map((_, index) => `Release ${index + 1}`));
+    for (const [index, askId] of askIds.entries()) {
+      const found = await harness.store.getAskWithSession(askId);
+      expect(found?.session.conversation.thread).toBe(openers[index]!.ts);
+    }
+    expect(harness.slack.callsOf("conversations.history")).toHaveLength(3);
   }, 30_000);
 });
 
