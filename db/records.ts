@@ -2,7 +2,7 @@ import { type AskSpec, FIELD_TYPES, STORED_ASK_TYPES } from "../src/ask/spec.js"
 import { StoreError } from "../src/ports/errors.js";
 import { type Platform, parsePlatform } from "../src/ports/ids.js";
 import type { ChatMessage, ToolResultBlock } from "../src/ports/model-client.js";
-import type { AskAnswer } from "../src/ports/session-store.js";
+import type { AskAnswer, PendingReply } from "../src/ports/session-store.js";
 
 /** The version written on every stored row; a row of any other version is refused, never guessed at. */
 export const RECORD_VERSION = 1;
@@ -113,3 +113,12 @@ function write(kind: string, guard: Guard, value: unknown): string {
 export const writeSpec = (spec: AskSpec) => write("ask spec", isSpec, spec);
 export const writeToolResult = (result: ToolResultBlock) => write("tool call result", isToolResult, result);
 export const writeContent = (content: ChatMessage["content"]) => write("message", arrayOf(isBlock), content);
+
+/** A final answer's outbox row in column order (key, session, text, created, post owner, post until), for both stores. */
+export function replyRow(
+  reply: Omit<PendingReply, "sessionId">,
+  sessionId: string,
+  now: number,
+): [string, string, string, number, string | null, number | null] {
+  return [reply.key, sessionId, reply.text, now, reply.claim?.owner ?? null, reply.claim?.until ?? null];
+}

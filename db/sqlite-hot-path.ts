@@ -18,7 +18,7 @@ import {
   type ToolCallRecord,
   type TurnLease,
 } from "../src/ports/session-store.js";
-import { checkVersion, readContent, writeContent, writeToolResult } from "./records.js";
+import { checkVersion, readContent, replyRow, writeContent, writeToolResult } from "./records.js";
 import { translateStoreErrors } from "./sqlite-errors.js";
 import { SESSION_COLUMNS, type SessionRow, toAsk, toSession, toToolCall } from "./sqlite-rows.js";
 import { type ClaimParameters, newAskParameters, prepareStatements, type Statements } from "./sqlite-statements.js";
@@ -133,16 +133,7 @@ export class SqliteHotPath implements SessionStore {
         const queued = this.statements.queued.all(sessionId);
         const status = step.end.outcome === "failed" ? "failed" : "idle";
         this.statements.endTurn.run({ id: sessionId, status, outcome: step.end.outcome, error: step.end.error ?? null });
-        const { reply } = step.end;
-        if (reply)
-          this.statements.insertReply.run(
-            reply.key,
-            sessionId,
-            reply.text,
-            step.now,
-            reply.claim?.owner ?? null,
-            reply.claim?.until ?? null,
-          );
+        if (step.end.reply) this.statements.insertReply.run(...replyRow(step.end.reply, sessionId, step.now));
         if (queued.length === 0) return { nextTurn: false };
         // Messages queued during the turn start the next one in this same transaction: none is dropped.
         for (const item of queued) {

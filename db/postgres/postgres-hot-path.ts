@@ -25,6 +25,7 @@ import {
   type AskRow,
   checkVersion,
   readContent,
+  replyRow,
   type SessionRow,
   type ToolCallRow,
   toAsk,
@@ -162,16 +163,7 @@ export class PostgresHotPath implements SessionStore {
       if (!step.end) return { nextTurn: false };
       const status = step.end.outcome === "failed" ? "failed" : "idle";
       await run(client, SQL.endTurn, [sessionId, status, step.end.outcome, step.end.error ?? null]);
-      const { reply } = step.end;
-      if (reply)
-        await run(client, SQL.insertReply, [
-          reply.key,
-          sessionId,
-          reply.text,
-          step.now,
-          reply.claim?.owner ?? null,
-          reply.claim?.until ?? null,
-        ]);
+      if (step.end.reply) await run(client, SQL.insertReply, replyRow(step.end.reply, sessionId, step.now));
       // The session row is locked, so no message can be queued between this read and the turn ending.
       const queued = (await run<{ id: number; v: number; content: string }>(client, SQL.dequeue, [sessionId])).rows;
       if (queued.length === 0) return { nextTurn: false };

@@ -10,12 +10,13 @@ import {
   readSiblingResults,
   readSpec,
   readToolResult,
+  replyRow,
   writeContent,
   writeSpec,
   writeToolResult,
 } from "../records.js";
 
-export { checkVersion, RECORD_VERSION, readContent, writeContent, writeSpec, writeToolResult };
+export { checkVersion, RECORD_VERSION, readContent, replyRow, writeContent, writeSpec, writeToolResult };
 
 /** A tool_calls row. */
 export interface ToolCallRow {
