@@ -69,6 +69,7 @@ export class MemoryHotPath implements SessionStore {
 
   async replyPosted(key: string): Promise<void> {
     this.tables.replies.delete(key);
+    this.tables.postClaims.delete(`reply:${key}`);
   }
 
   async waitingSessionIn(place: Omit<ConversationRef, "thread">): Promise<Session | undefined> {
@@ -184,6 +185,8 @@ export class MemoryHotPath implements SessionStore {
     if (!ask) return undefined;
     ask.cardRef = cardRef;
     ask.deadline = deadline;
+    // Posted: nothing is left to claim (the databases keep the columns; here the entry goes).
+    this.tables.postClaims.delete(`card:${askId}`);
     return ask.status;
   }
 
