@@ -29,20 +29,28 @@ export async function takeDisplacing(take: (displace?: string) => Promise<LeaseA
   return (await take(first.holder)).taken;
 }
 
-/** This process as a lease holder: host, process id, and a nonce, since a restart may get the same process id. */
-export function leaseOwner(): string {
-  return `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`;
+/** When this process started, in ms since the epoch: it tells an earlier process under the same pid from this one. */
+const PROCESS_STARTED_MS = Math.floor(performance.timeOrigin);
+
+/**
+ * This process as a lease holder: host, process id, and its start time with a nonce (`<start>-<nonce>`), since a
+ * restart may get the same process id and one process may run several engines.
+ */
+export function leaseOwner(startedMs = PROCESS_STARTED_MS): string {
+  return `${hostname()}:${process.pid}:${startedMs.toString(36)}-${randomBytes(4).toString("hex")}`;
 }
 
 /**
  * Whether a lease's holder is known to be dead, so its lease need not be waited out: only a holder on this host can
- * be checked, by its process id. A holder with this very process id counts as alive (it may be this process), so a
- * container restarted under the same pid waits the lease out.
+ * be checked. One with another pid is dead when no process has that pid. One with this very pid is dead when it
+ * started before this process did: two live processes never share a pid, so it was an earlier one (a container
+ * restarted as pid 1). One that started with this process is this process (another engine in it): alive.
  */
 export function holderIsDead(holder: string, self: string): boolean {
   const theirs = parseOwner(holder);
   const ours = parseOwner(self);
-  if (!theirs || !ours || theirs.host !== ours.host || theirs.pid === ours.pid) return false;
+  if (!theirs || !ours || theirs.host !== ours.host) return false;
+  if (theirs.pid === ours.pid) return theirs.startedMs !== undefined && ours.startedMs !== undefined && theirs.startedMs < ours.startedMs;
   try {
     process.kill(theirs.pid, 0);
     return false;
@@ -52,9 +60,13 @@ export function holderIsDead(holder: string, self: string): boolean {
   }
 }
 
-function parseOwner(owner: string): { host: string; pid: number } | undefined {
+/** `host:pid:nonce`; the nonce starts with the process's start time in base 36 (owners written before it do not). */
+function parseOwner(owner: string): { host: string; pid: number; startedMs: number | undefined } | undefined {
   const parts = owner.split(":");
   if (parts.length < 3) return undefined;
   const pid = Number(parts.at(-2));
-  return Number.isInteger(pid) && pid > 0 ? { host: parts.slice(0, -2).join(":"), pid } : undefined;
+  const [started, rest] = (parts.at(-1) ?? "").split("-");
+  const startedMs = rest === undefined ? undefined : Number.parseInt(started ?? "", 36);
+  if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  return { host: parts.slice(0, -2).join(":"), pid, startedMs: Number.isFinite(startedMs) ? startedMs : undefined };
 }
