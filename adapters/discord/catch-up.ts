@@ -1,4 +1,4 @@
-import type { Client, Message } from "discord.js";
+import { type Client, type Message, SnowflakeUtil } from "discord.js";
 import type { Conversation } from "../../src/ports/conversation.js";
 import type { Logger } from "../../src/ports/logger.js";
 import { describeError } from "./discord-facts.js";
@@ -7,12 +7,15 @@ import { PLATFORM } from "./parse-message.js";
 /** The newest messages read per channel when catching up after a restart; Discord pages them by 100. */
 const CATCH_UP_MESSAGES = 100;
 
+/** At most this many channels with no conversation are read, the most recently active first. */
+const CATCH_UP_ACTIVE_CHANNELS = 50;
+
 /**
  * After a restart the gateway starts a new session and replays nothing: messages sent while Parley was down are
  * read from each recently active conversation and handed to `feed` (the normal path, where claimed ids are
- * dropped). The channels those conversations live in come first: a mention there opens a conversation, and one
- * sent while Parley was down (or whose thread was opened just before a crash) is in no thread yet. A mention in a
- * channel with no conversation in the window is not read.
+ * dropped). Channels come first: a mention there opens a conversation, and one sent while Parley was down (or whose
+ * thread was opened just before a crash) is in no thread yet. Those read are the channels of the conversations,
+ * and the guild channels whose newest message (READY's `last_message_id`, no request needed) is in the window.
  */
 export async function catchUp(
   client: Client,
@@ -23,6 +26,7 @@ export async function catchUp(
   const { since, conversations } = await conversation.recentConversations(PLATFORM);
   // In a DM the conversation is the channel itself.
   const channels = new Set(conversations.filter((place) => place.channel !== place.thread).map((place) => place.channel));
+  for (const channelId of activeChannels(client, since)) channels.add(channelId);
   let fed = 0;
   for (const channelId of [...channels, ...conversations.map((place) => place.thread)]) {
     try {
@@ -43,4 +47,18 @@ export async function catchUp(
     }
   }
   logger.info({ conversations: conversations.length, channels: channels.size, messages: fed }, "discord-caught-up");
+}
+
+/** Guild text channels whose newest message is at or after `since`, newest first: where a missed mention can be. */
+function activeChannels(client: Client, since: number): string[] {
+  const active: Array<{ id: string; at: number }> = [];
+  for (const channel of client.channels.cache.values()) {
+    if (!channel.isTextBased() || channel.isThread() || channel.isDMBased() || !channel.lastMessageId) continue;
+    const at = SnowflakeUtil.timestampFrom(channel.lastMessageId);
+    if (at >= since) active.push({ id: channel.id, at });
+  }
+  return active
+    .sort((a, b) => b.at - a.at)
+    .slice(0, CATCH_UP_ACTIVE_CHANNELS)
+    .map((channel) => channel.id);
 }

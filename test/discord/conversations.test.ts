@@ -117,6 +117,20 @@ describe("conversations on Discord", () => {
     expect(harness.discord.calls.filter((call) => call.path.endsWith(`/messages/${second}/threads`))).toHaveLength(1);
   });
 
+  it("a mention sent while the bot was down in a channel where it has no conversation is read at the next start", async () => {
+    await startWith();
+    harness.anthropic.script(reply("Quiet channel done."));
+    const quiet = harness.discord.addChannel("text");
+    let missed = "";
+    // The channel has never had a conversation: READY's newest-message id is what says it had a message since.
+    await harness.restart(() => {
+      missed = harness.discord.say(ALICE, "are you there?", { channelId: quiet, mentionBot: true });
+    });
+    await harness.botSays(missed, /Quiet channel done\./);
+    await harness.restart();
+    expect(harness.anthropic.requests).toHaveLength(1);
+  });
+
   it("a MESSAGE_CREATE replayed after a gateway RESUME is processed once", async () => {
     await startWith();
     harness.anthropic.script(ask(REGION), reply("ok"));

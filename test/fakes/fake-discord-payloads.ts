@@ -57,8 +57,20 @@ export function memberObject(user: FakeUser, withUser: boolean): Json {
   };
 }
 
-export function textChannelObject(id: string, guildId: string, name: string): Json {
-  return { id, type: 0, guild_id: guildId, name, position: 0, permission_overwrites: [], parent_id: null, nsfw: false, topic: null };
+/** `lastMessageId`: the newest message's id, as READY's channels carry it (discord.js keeps it as `lastMessageId`). */
+export function textChannelObject(id: string, guildId: string, name: string, lastMessageId: string | null = null): Json {
+  return {
+    id,
+    type: 0,
+    guild_id: guildId,
+    name,
+    position: 0,
+    permission_overwrites: [],
+    parent_id: null,
+    nsfw: false,
+    topic: null,
+    last_message_id: lastMessageId,
+  };
 }
 
 export function threadObject(id: string, guildId: string, parentId: string, name: string, ownerId: string): Json {

@@ -133,13 +133,20 @@ export class FakeDiscordRest {
   }
 
   /**
-   * Another text channel of the guild, or a thread in `parentId`; REST knows it (GET /channels/:id, posts), while
-   * READY lists only the first channel, as for a channel created after the bot connected.
+   * Another text channel of the guild, or a thread in `parentId`; REST knows it (GET /channels/:id, posts), and the
+   * next READY lists it; until then the bot does not, as for a channel created after the bot connected.
    */
   addChannel(kind: "text" | "thread", parentId?: string): string {
     const id = snowflake();
     this.channels.set(id, { id, kind, guildId: this.guildId, ...(kind === "thread" ? { parentId: parentId ?? this.channelId } : {}) });
     return id;
+  }
+
+  private newestMessageIn(channelId: string): string | null {
+    let newest: string | null = null;
+    for (const message of this.messages.values())
+      if (message.channel_id === channelId && (newest === null || BigInt(String(message.id)) > BigInt(newest))) newest = String(message.id);
+    return newest;
   }
 
   protected channel(id: string): Channel {
@@ -154,9 +161,13 @@ export class FakeDiscordRest {
     return textChannelObject(channel.id, channel.guildId!, "general");
   }
 
+  /** READY lists the guild's text channels as they are when it is sent, each with the id of its newest message. */
   private readyData(): { user: Json; guilds: Json[] } {
     const threads = [...this.channels.values()].filter((channel) => channel.kind === "thread").map((channel) => this.channelJson(channel));
-    const guild = guildObject(this.guildId, snowflake(), [textChannelObject(this.channelId, this.guildId, "general")], threads, this.bot);
+    const texts = [...this.channels.values()]
+      .filter((channel) => channel.kind === "text")
+      .map((channel) => textChannelObject(channel.id, this.guildId, "general", this.newestMessageIn(channel.id)));
+    const guild = guildObject(this.guildId, snowflake(), texts, threads, this.bot);
     return { user: { ...userObject(this.bot), bot: true, verified: true, mfa_enabled: false }, guilds: [guild] };
   }
 
