@@ -58,13 +58,12 @@ export async function placeSlackAsk(clients: PlacingClients, teamId: string, pla
     if (!response.ts) throw new Error("chat.postMessage returned no ts");
     return { channel: response.channel ?? place.channel, ts: response.ts };
   };
+  // Read with the reading client; a user id as the channel (a DM) cannot be read under that id: not found.
   const find = async (): Promise<{ channel: string; ts: string } | undefined> => {
-    const history = await clients.client.conversations.history({
-      channel: place.channel,
-      include_all_metadata: true,
-      limit: OPENER_SEARCH_LIMIT,
-    });
-    const ts = findOpenerTs(history.messages ?? [], openerId, clients.botId);
+    const history = await clients.client.conversations
+      .history({ channel: place.channel, include_all_metadata: true, limit: OPENER_SEARCH_LIMIT })
+      .catch(() => undefined);
+    const ts = findOpenerTs(history?.messages ?? [], openerId, clients.botId);
     return ts ? { channel: place.channel, ts } : undefined;
   };
   const opener = await postOnce(post, find, clients.backoffMs).catch(refused);

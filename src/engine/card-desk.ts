@@ -56,7 +56,24 @@ export class CardDesk {
    * the ask as this process just wrote it, its post claim with it (a turn's suspend).
    */
   async post(askId: string, written?: { ask: Ask; session: Session }): Promise<void> {
-    await this.postOnce(askId, written, false);
+    if (!written) return this.postOnce(askId, undefined, false);
+    try {
+      await this.postCard(askId, written, false);
+    } finally {
+      this.posting.delete(askId);
+    }
+  }
+
+  /**
+   * Marks the card of an ask this process just wrote as being posted here, until `post(askId, written)` ends or
+   * `release` is called: the sweeper in this process leaves it alone meanwhile (its own claim would not stop it).
+   */
+  reserve(askId: string): void {
+    this.posting.add(askId);
+  }
+
+  release(askId: string): void {
+    this.posting.delete(askId);
   }
 
   /**
@@ -71,6 +88,14 @@ export class CardDesk {
     // One post at a time per ask in this process; the sweeper and the turn may both try.
     if (this.posting.has(askId)) return;
     this.posting.add(askId);
+    try {
+      await this.postCard(askId, known, mayExist);
+    } finally {
+      this.posting.delete(askId);
+    }
+  }
+
+  private async postCard(askId: string, known: { ask: Ask; session: Session } | undefined, mayExist: boolean): Promise<void> {
     try {
       const found = known ?? (await this.store.getAskWithSession(askId));
       if (found?.ask.status !== "pending" || found.ask.cardRef !== null) return;
@@ -90,8 +115,6 @@ export class CardDesk {
       }
     } catch (error) {
       this.logger.warn({ err: error, askId }, "card-post failed; will retry");
-    } finally {
-      this.posting.delete(askId);
     }
   }
 

@@ -100,8 +100,9 @@ export class Maintenance {
   private async postPendingReplies(before: number): Promise<void> {
     const { store } = this.deps;
     for (const reply of await store.listPendingReplies(before, RESETTLE_LIMIT)) {
-      // One post at a time per answer in this process: the sweeper comes back every few seconds.
-      if (this.postingReplies.has(reply.key)) continue;
+      // One post at a time per answer in this process: the sweeper comes back every few seconds, and the turn that
+      // wrote it may still be posting it (its own claim would not stop this process).
+      if (this.postingReplies.has(reply.key) || this.deps.turns.isReplying(reply.key)) continue;
       this.postingReplies.add(reply.key);
       await this.postReply(reply).finally(() => this.postingReplies.delete(reply.key));
     }
@@ -149,11 +150,12 @@ export class Maintenance {
         track(() => turns.run(session.id));
         continue;
       }
-      await turns.releaseLease(session.id);
       const error = `the turn was interrupted ${attempts} times and was given up`;
       const open = await givenUpResults(store, session.id, await store.loadMessages(session.id));
       const messages: ChatMessage[] = open.length > 0 ? [{ role: "user", content: open }] : [];
+      // Under the lease: no other process takes the turn over while its open calls are being answered.
       await store.commitStep(session.id, { messages, usage: ZERO_USAGE, end: { outcome: "failed", error }, now: this.deps.clock() });
+      await turns.releaseLease(session.id);
       await this.deps
         .adapterFor(session)
         .postNotice(

@@ -52,6 +52,8 @@ export class TurnRunner {
   private readonly stalled = new Set<string>();
   /** Which sessions' histories are still in the model's prompt cache: each request's cache ttl depends on it. */
   private readonly promptCache = new PromptCacheMemory();
+  /** Final answers this process's turns wrote and are posting now (see `isReplying`). */
+  private readonly replying = new Set<string>();
 
   constructor(private readonly deps: TurnRunnerDependencies) {}
 
@@ -64,6 +66,11 @@ export class TurnRunner {
       if (this.chains.get(sessionId) === next) this.chains.delete(sessionId);
     };
     return next.then(cleanup, cleanup);
+  }
+
+  /** Whether this process's turn that wrote the final answer `key` is posting it now. */
+  isReplying(key: string): boolean {
+    return this.replying.has(key);
   }
 
   /** Whether this process runs the session's turn now (or has one queued for it). */
@@ -195,6 +202,10 @@ export class TurnRunner {
           session,
           history,
         );
+        // What the step just wrote is this turn's to post (below, after the status line): this process's sweeper,
+        // whose own claim the write holds, must leave it alone until then.
+        if (result.outcome === "suspended") this.deps.cards.reserve(result.ask.id);
+        if (result.outcome === "completed" && result.text) this.replying.add(result.replyKey);
       } catch (error) {
         if (!(error instanceof TurnInterrupted)) throw error;
         this.deps.logger.info({ sessionId }, "turn-interrupted-by-shutdown");
@@ -209,7 +220,12 @@ export class TurnRunner {
       this.deps.logger.info({ sessionId, outcome: result.outcome }, "turn-ended");
       if (result.outcome === "failed") this.logFailure(sessionId, result.error, result.cause);
       more = result.outcome !== "suspended" && result.nextTurn;
-      await this.report(session, settings, result, progress);
+      try {
+        await this.report(session, settings, result, progress);
+      } finally {
+        if (result.outcome === "suspended") this.deps.cards.release(result.ask.id);
+        if (result.outcome === "completed") this.replying.delete(result.replyKey);
+      }
       this.deps.onTurnEnd(sessionId, result);
     }
   }

@@ -33,6 +33,8 @@ export class RecordingAdapter implements PlatformAdapter {
   failCardPosts = 0;
   /** Set to make card posts wait until it resolves, as a slow platform would. */
   holdCardPosts: Promise<void> | undefined;
+  /** Set to make status-line updates wait until it resolves (a slow platform, or one answering 429s). */
+  holdProgress: Promise<void> | undefined;
   /** Set to make the next messages (final answers) fail. */
   failMessages = 0;
   /** Set to make the next card settles fail. */
@@ -78,6 +80,7 @@ export class RecordingAdapter implements PlatformAdapter {
   }
 
   async showProgress(progress: ProgressView): Promise<void> {
+    await this.holdProgress;
     this.progress.push(progress);
   }
 }
