@@ -105,6 +105,21 @@ class LostReplyHarness extends SlackHarness {
   override readonly slack = new RateLimitedSlackApi(lostReplyPlan);
 }
 
+/** Opens `count` confirm asks in the channel through the API, one after another: "<verb> 1?", "<verb> 2?", … */
+async function openAsks(count: number, verb: string): Promise<string[]> {
+  const askIds: string[] = [];
+  for (let index = 1; index <= count; index++) {
+    const outcome = await harness.engine.api.create("ci", {
+      channel: `slack:${CHANNEL}`,
+      ask: { type: "confirm", question: `${verb} ${index}?` },
+      answerers: [`slack:${ALICE}`],
+    });
+    if (outcome.kind !== "created") throw new Error(`ask ${index} was not created: ${JSON.stringify(outcome)}`);
+    askIds.push(outcome.view.id);
+  }
+  return askIds;
+}
+
 let harness: BurstHarness | LostAnswerHarness | LostReplyHarness | LostOpenerHarness;
 
 afterEach(async () => {
@@ -171,16 +186,7 @@ describe("a burst of cards in one Slack channel under rate limits", () => {
 describe("a card whose post Slack took but whose answer was lost", () => {
   it("is found by its metadata and adopted, never posted a second time (Slack's client would post it again)", async () => {
     harness = await new LostAnswerHarness({ apiTokens: API_TOKENS }).start();
-    const askIds: string[] = [];
-    for (let index = 1; index <= 12; index++) {
-      const outcome = await harness.engine.api.create("ci", {
-        channel: `slack:${CHANNEL}`,
-        ask: { type: "confirm", question: `Deploy ${index}?` },
-        answerers: [`slack:${ALICE}`],
-      });
-      if (outcome.kind !== "created") throw new Error(`ask ${index} was not created: ${JSON.stringify(outcome)}`);
-      askIds.push(outcome.view.id);
-    }
+    const askIds = await openAsks(12, "Deploy");
     await harness.engine.idle();
     const lost = harness.slack.proxy!.faults(500);
     expect(lost).toHaveLength(4);
@@ -198,16 +204,7 @@ describe("a card whose post Slack took but whose answer was lost", () => {
 describe("API ask openers whose post Slack took but whose answer was lost", () => {
   it("each shows once in the channel, and its ask lives in the thread of the one that did", async () => {
     harness = await new LostOpenerHarness().start();
-    const askIds: string[] = [];
-    for (let index = 1; index <= 6; index++) {
-      const outcome = await harness.engine.api.create("ci", {
-        channel: `slack:${CHANNEL}`,
-        ask: { type: "confirm", question: `Release ${index}?` },
-        answerers: [`slack:${ALICE}`],
-      });
-      if (outcome.kind !== "created") throw new Error(`ask ${index} was not created: ${JSON.stringify(outcome)}`);
-      askIds.push(outcome.view.id);
-    }
+    const askIds = await openAsks(6, "Release");
     await harness.engine.idle();
     expect(harness.slack.proxy!.faults(504)).toHaveLength(3);
     const openers = harness.slack.messages.filter((message) => message.channel === CHANNEL && message.threadTs === undefined);
