@@ -149,6 +149,10 @@ function interruptedText(tool: string): string {
   return `interrupted: Parley restarted while ${tool} was running; it may or may not have taken effect`;
 }
 
+function givenUpText(tool: string): string {
+  return `interrupted: Parley restarted while ${tool} was running, then gave the turn up; it may or may not have taken effect`;
+}
+
 /**
  * The results that close a turn given up with tool calls still open (recovery's last resort): without them the
  * person's next message would reach the model with a tool_use and no tool_result, which it refuses. A call the
@@ -163,7 +167,8 @@ export async function givenUpResults(
   for (const use of pendingToolUses(history)) {
     const record = await store.getToolCall(sessionId, use.id);
     if (record?.status === "finished" && record.result) results.push(record.result);
-    else if (record) results.push(errorResult(use.id, interruptedText(use.name)));
+    // Even an idempotent call is not run again: the turn is over.
+    else if (record) results.push(errorResult(use.id, givenUpText(use.name)));
     else results.push(errorResult(use.id, "cancelled: the turn was given up before this call ran"));
   }
   return results;

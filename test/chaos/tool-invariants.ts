@@ -31,17 +31,21 @@ export interface ToolStats {
   approvedCallsLost: number;
   /** Approved calls whose turn was given up (repeated crashes) before they were sent: answered `cancelled`. */
   givenUpBeforeRun: number;
+  /** Approved calls whose turn was given up while they ran: answered `interrupted`, idempotent or not. */
+  givenUpWhileRunning: number;
 }
 
 const GIVEN_UP = "cancelled: the turn was given up before this call ran";
+const givenUpWhileRunning = (tool: string) =>
+  `interrupted: Parley restarted while ${tool} was running, then gave the turn up; it may or may not have taken effect`;
 const interrupted = (tool: string) => `interrupted: Parley restarted while ${tool} was running; it may or may not have taken effect`;
 
 /**
  * Issue 12's chaos invariants for tools that need approval, across kills between approval and execution and
  * during execution: no non-idempotent tool runs twice, nothing runs without an Approve, every approved call
  * either ran (the model read its real result) or the model read `interrupted` (never for an idempotent tool,
- * which runs again), or, when repeated crashes gave its turn up before it was sent, `cancelled`; and every call a
- * crash left started is answered `interrupted`, also in a turn given up.
+ * which runs again), or, when repeated crashes gave its turn up, `interrupted` (idempotent or not: the turn is
+ * over) or, before it was sent, `cancelled`; and every call a crash left started is answered `interrupted`.
  */
 export function checkToolInvariants(input: ToolCheckInput, fail: (text: string) => void): ToolStats {
   const stats: ToolStats = {
@@ -55,6 +59,7 @@ export function checkToolInvariants(input: ToolCheckInput, fail: (text: string) 
     interruptedAnswered: 0,
     approvedCallsLost: 0,
     givenUpBeforeRun: 0,
+    givenUpWhileRunning: 0,
   };
   const runs = new Map<string, number>();
   for (const line of input.records) {
@@ -117,6 +122,10 @@ export function checkToolInvariants(input: ToolCheckInput, fail: (text: string) 
       stats.interruptedAnswered++;
       if (idempotent) fail(`approval ${ask.id}: ${key} is idempotent, yet answered interrupted instead of run again`);
       if (row?.status !== "started") fail(`approval ${ask.id}: answered interrupted, but the journal says ${row?.status ?? "nothing"}`);
+    } else if (stored === givenUpWhileRunning(exposed)) {
+      stats.givenUpWhileRunning++;
+      if (row?.status !== "started")
+        fail(`approval ${ask.id}: answered as given up while running, but the journal says ${row?.status ?? "nothing"}`);
     } else if (stored === GIVEN_UP) {
       stats.givenUpBeforeRun++;
       // Only recovery's give-up writes this (the session failed then; a later message may have started it again).
@@ -129,7 +138,8 @@ export function checkToolInvariants(input: ToolCheckInput, fail: (text: string) 
   for (const row of input.toolCalls) {
     if (row.status !== "started") continue;
     const stored = input.storedResults.get(row.tool_use_id)?.[0];
-    if (stored !== interrupted(row.name)) fail(`tool call ${row.tool_use_id} (${row.name}) left started, and the model read ${stored}`);
+    if (stored !== interrupted(row.name) && stored !== givenUpWhileRunning(row.name))
+      fail(`tool call ${row.tool_use_id} (${row.name}) left started, and the model read ${stored}`);
   }
   return stats;
 }

@@ -280,7 +280,8 @@ describe("durability", () => {
         {
           type: "tool_result",
           tool_use_id: deploy.id,
-          content: "interrupted: Parley restarted while ops__deploy was running; it may or may not have taken effect",
+          content:
+            "interrupted: Parley restarted while ops__deploy was running, then gave the turn up; it may or may not have taken effect",
           is_error: true,
         },
         { type: "tool_result", tool_use_id: notify.id, content: "cancelled: the turn was given up before this call ran", is_error: true },
