@@ -215,7 +215,6 @@ export class Engine implements Conversation {
   }
 
   async recentConversations(platform: Platform): Promise<{ since: number; conversations: ConversationRef[] }> {
-    // Well within the event ids' retention: a message older than that which came back would not be known as seen.
     const since = this.clock() - CATCH_UP_WINDOW_MS;
     return { since, conversations: await this.store.listRecentConversations(platform, since, CATCH_UP_LIMIT) };
   }
