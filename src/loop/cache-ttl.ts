@@ -1,4 +1,4 @@
-import type { CacheTtl, ModelRequest } from "../ports/model-client.js";
+import type { CacheTtl, ContentBlock, ImageBlock, ModelRequest, TextBlock, ToolDefinition } from "../ports/model-client.js";
 
 /**
  * The longest wait the 5-minute cache surely outlives: its 5 minutes run from the request that wrote it, and the
@@ -51,9 +51,47 @@ export function chooseCacheTtl(inputs: CacheTtlInputs): CacheTtl {
   return mayWaitLong && newTokens <= MAX_NEW_SHARE * inputs.promptTokens ? "1h" : "5m";
 }
 
-/** Four characters a token: close enough for English and JSON, and what matters here is a ratio. */
+/**
+ * Four characters a token: close enough for English and JSON, and what matters here is a ratio. The characters are
+ * counted block by block, not by serialising the prompt: a 500-message history is 250 kB of JSON, and building it
+ * on every request cost a third of a millisecond per resume (bench/RESULTS.md).
+ */
 export function estimatePromptTokens(request: Pick<ModelRequest, "system" | "tools" | "messages">): number {
-  return Math.ceil((request.system.length + JSON.stringify(request.tools).length + JSON.stringify(request.messages).length) / 4);
+  let characters = request.system.length;
+  for (const tool of request.tools) characters += toolCharacters(tool);
+  for (const message of request.messages) for (const block of message.content) characters += blockCharacters(block);
+  return Math.ceil(characters / 4);
+}
+
+/** What a block's JSON adds beyond its text: the braces, the keys and the quotes. */
+const BLOCK_FRAME_CHARACTERS = 30;
+/** Tool definitions are the same objects request after request (the catalog keeps them): each is measured once. */
+const toolSizes = new WeakMap<ToolDefinition, number>();
+
+function toolCharacters(tool: ToolDefinition): number {
+  let size = toolSizes.get(tool);
+  if (size === undefined) {
+    size = JSON.stringify(tool).length;
+    toolSizes.set(tool, size);
+  }
+  return size;
+}
+
+function blockCharacters(block: ContentBlock | TextBlock | ImageBlock): number {
+  switch (block.type) {
+    case "text":
+      return BLOCK_FRAME_CHARACTERS + block.text.length;
+    case "image":
+      return BLOCK_FRAME_CHARACTERS + block.source.data.length;
+    case "tool_use":
+      return BLOCK_FRAME_CHARACTERS + block.id.length + block.name.length + (JSON.stringify(block.input)?.length ?? 0);
+    case "tool_result": {
+      let size = BLOCK_FRAME_CHARACTERS + block.tool_use_id.length;
+      if (typeof block.content === "string") return size + block.content.length;
+      for (const part of block.content) size += blockCharacters(part);
+      return size;
+    }
+  }
 }
 
 /** Forgotten sessions are cold ones: past this many, those whose cache has lapsed are dropped. */

@@ -31,13 +31,37 @@ describe("chooseCacheTtl", () => {
     expect(chooseCacheTtl({ ...waits, cachedTokens: 30_000 })).toBe("1h");
   });
 
-  it("estimates a prompt at four characters a token", () => {
+  it("estimates a prompt at about four characters of its JSON a token, without serialising it", () => {
+    const tool = {
+      name: "lookup",
+      description: "Looks a word up.",
+      inputSchema: { type: "object", properties: { word: { type: "string" } } },
+    };
     const request = {
       system: "s".repeat(400),
-      tools: [],
-      messages: [{ role: "user" as const, content: [{ type: "text" as const, text: "hi" }] }],
+      tools: [tool],
+      messages: [
+        { role: "user" as const, content: [{ type: "text" as const, text: "Deploy the report service ".repeat(40) }] },
+        {
+          role: "assistant" as const,
+          content: [{ type: "tool_use" as const, id: "toolu_1", name: "lookup", input: { word: "x".repeat(300) } }],
+        },
+        {
+          role: "user" as const,
+          content: [
+            { type: "tool_result" as const, tool_use_id: "toolu_1", content: [{ type: "text" as const, text: "y".repeat(500) }] },
+            { type: "tool_result" as const, tool_use_id: "toolu_2", content: "z".repeat(200) },
+          ],
+        },
+      ],
     };
-    expect(estimatePromptTokens(request)).toBe(Math.ceil((400 + 2 + JSON.stringify(request.messages).length) / 4));
+    const serialised = Math.ceil(
+      (request.system.length + JSON.stringify(request.tools).length + JSON.stringify(request.messages).length) / 4,
+    );
+    const estimate = estimatePromptTokens(request);
+    // A ratio is what the ttl choice reads: within 5 % of the serialised prompt's count is plenty.
+    expect(Math.abs(estimate - serialised) / serialised).toBeLessThan(0.05);
+    expect(estimatePromptTokens({ ...request, messages: [...request.messages, request.messages[0]!] })).toBeGreaterThan(estimate + 250);
   });
 });
 
