@@ -17,15 +17,22 @@ import {
   type StepResult,
   type ToolCallRecord,
   type TurnLease,
+  type TurnLeaseAnswer,
 } from "../src/ports/session-store.js";
 import { checkVersion, readContent, replyRow, writeContent, writeToolResult } from "./records.js";
 import { translateStoreErrors } from "./sqlite-errors.js";
 import { SESSION_COLUMNS, type SessionRow, toAsk, toSession, toToolCall } from "./sqlite-rows.js";
 import { type ClaimParameters, newAskParameters, prepareStatements, type Statements } from "./sqlite-statements.js";
 
+/** How long a settled mark waits for a write transaction to go with before it is written alone. */
+export const SETTLED_MARK_DELAY_MS = 1000;
+
 /** The hot path (SessionStore) on one SQLite file. Statements are prepared once; every method is one transaction. */
 export class SqliteHotPath implements SessionStore {
   protected readonly statements: Statements;
+  /** Settled marks not written yet (see recordCardSettled): ask id → when its card was settled. */
+  private readonly settledMarks = new Map<string, number>();
+  private settledTimer: NodeJS.Timeout | undefined;
 
   constructor(readonly db: Database.Database) {
     this.statements = prepareStatements(db);
@@ -48,8 +55,9 @@ export class SqliteHotPath implements SessionStore {
     return row ? toSession(row) : undefined;
   }
 
-  async takeTurn(sessionId: string, lease: TurnLease): Promise<LeaseAnswer> {
-    if (this.statements.takeTurn.run(claimParameters(sessionId, lease)).changes > 0) return { taken: true };
+  async takeTurn(sessionId: string, lease: TurnLease): Promise<TurnLeaseAnswer> {
+    const granted = this.statements.takeTurn.get(claimParameters(sessionId, lease));
+    if (granted) return { taken: true, session: toSession(granted) };
     const row = this.statements.leaseHolder.get(sessionId);
     return { taken: false, holder: row?.status === "running" ? row.lease_owner : null };
   }
@@ -90,61 +98,57 @@ export class SqliteHotPath implements SessionStore {
   }
 
   async startTurnOrQueue(sessionId: string, message: ChatMessage | null, now: number, eventId?: string): Promise<StartOrQueue> {
-    return this.db
-      .transaction((): StartOrQueue => {
-        const row = this.statements.sessionById.get(sessionId);
-        if (!row) throw new Error(`no session ${sessionId}`);
-        if (row.status === "waiting") return "waiting";
-        if (eventId !== undefined && this.statements.claimEvent.run(eventId, now).changes === 0) return "duplicate";
-        if (row.status === "running") {
-          if (message) this.statements.queue.run(sessionId, writeContent(message.content));
-          return "queued";
-        }
-        if (message) this.statements.insertMessage.run(sessionId, row.message_count, message.role, writeContent(message.content));
-        this.statements.beginTurn.run(message ? 1 : 0, now, sessionId);
-        return "started";
-      })
-      .immediate();
+    return this.immediate((): StartOrQueue => {
+      const row = this.statements.sessionById.get(sessionId);
+      if (!row) throw new Error(`no session ${sessionId}`);
+      if (row.status === "waiting") return "waiting";
+      if (eventId !== undefined && this.statements.claimEvent.run(eventId, now).changes === 0) return "duplicate";
+      if (row.status === "running") {
+        if (message) this.statements.queue.run(sessionId, writeContent(message.content));
+        return "queued";
+      }
+      if (message) this.statements.insertMessage.run(sessionId, row.message_count, message.role, writeContent(message.content));
+      this.statements.beginTurn.run(message ? 1 : 0, now, sessionId);
+      return "started";
+    });
   }
 
   async commitStep(sessionId: string, step: Step): Promise<StepResult> {
-    return this.db
-      .transaction((): StepResult => {
-        const parameters = {
-          id: sessionId,
-          added: step.messages.length,
-          iteration: step.messages.some((message) => message.role === "assistant") ? 1 : 0,
-          input: step.usage.inputTokens,
-          output: step.usage.outputTokens,
-          cacheRead: step.usage.cacheReadTokens,
-          cacheWrite: step.usage.cacheWriteTokens,
-          now: step.now,
-        };
-        const updated = (step.ask ? this.statements.stepSuspend : this.statements.step).get(parameters);
-        if (!updated) throw new Error(`no session ${sessionId}`);
-        let seq = updated.message_count - step.messages.length;
-        for (const message of step.messages)
-          this.statements.insertMessage.run(sessionId, seq++, message.role, writeContent(message.content));
-        if (step.ask) {
-          this.statements.insertAsk.run(newAskParameters(step.ask, sessionId, step.now));
-          return { nextTurn: false };
-        }
-        if (!step.end) return { nextTurn: false };
-        const queued = this.statements.queued.all(sessionId);
-        const status = step.end.outcome === "failed" ? "failed" : "idle";
-        this.statements.endTurn.run({ id: sessionId, status, outcome: step.end.outcome, error: step.end.error ?? null });
-        if (step.end.reply) this.statements.insertReply.run(...replyRow(step.end.reply, sessionId, step.now));
-        if (queued.length === 0) return { nextTurn: false };
-        // Messages queued during the turn start the next one in this same transaction: none is dropped.
-        for (const item of queued) {
-          checkVersion("queued message", item.v);
-          this.statements.insertMessage.run(sessionId, seq++, "user", item.content);
-        }
-        this.statements.dequeue.run(sessionId);
-        this.statements.beginTurn.run(queued.length, step.now, sessionId);
-        return { nextTurn: true };
-      })
-      .immediate();
+    return this.immediate((): StepResult => {
+      const parameters = {
+        id: sessionId,
+        added: step.messages.length,
+        iteration: step.messages.some((message) => message.role === "assistant") ? 1 : 0,
+        input: step.usage.inputTokens,
+        output: step.usage.outputTokens,
+        cacheRead: step.usage.cacheReadTokens,
+        cacheWrite: step.usage.cacheWriteTokens,
+        now: step.now,
+      };
+      const updated = (step.ask ? this.statements.stepSuspend : this.statements.step).get(parameters);
+      if (!updated) throw new Error(`no session ${sessionId}`);
+      let seq = updated.message_count - step.messages.length;
+      for (const message of step.messages) this.statements.insertMessage.run(sessionId, seq++, message.role, writeContent(message.content));
+      if (step.ask) {
+        this.statements.insertAsk.run(newAskParameters(step.ask, sessionId, step.now));
+        return { nextTurn: false };
+      }
+      if (!step.end) return { nextTurn: false };
+      const queued = this.statements.queued.all(sessionId);
+      const status = step.end.outcome === "failed" ? "failed" : "idle";
+      const release = queued.length === 0 ? 1 : 0;
+      this.statements.endTurn.run({ id: sessionId, status, outcome: step.end.outcome, error: step.end.error ?? null, release });
+      if (step.end.reply) this.statements.insertReply.run(...replyRow(step.end.reply, sessionId, step.now));
+      if (queued.length === 0) return { nextTurn: false };
+      // Messages queued during the turn start the next one in this same transaction: none is dropped.
+      for (const item of queued) {
+        checkVersion("queued message", item.v);
+        this.statements.insertMessage.run(sessionId, seq++, "user", item.content);
+      }
+      this.statements.dequeue.run(sessionId);
+      this.statements.beginTurn.run(queued.length, step.now, sessionId);
+      return { nextTurn: true };
+    });
   }
 
   async getAsk(askId: string): Promise<Ask | undefined> {
@@ -169,30 +173,28 @@ export class SqliteHotPath implements SessionStore {
   }
 
   async resolveAsk(askId: string, resolution: AskResolution): Promise<Ask | undefined> {
-    return this.db
-      .transaction((): Ask | undefined => {
-        const claimed = this.statements.claimAsk.get({
-          id: askId,
-          status: resolution.status,
-          answer: resolution.answer ? JSON.stringify(resolution.answer) : null,
-          by: resolution.answeredBy,
-          now: resolution.now,
-        });
-        if (!claimed) return undefined;
-        const { resultMessage } = resolution;
-        const updated = this.statements.resumeSession.get({
-          id: claimed.session_id,
-          status: resolution.sessionStatus,
-          added: resultMessage ? 1 : 0,
-          outcome: resolution.outcome ?? null,
-          now: resolution.now,
-        })!;
-        if (resultMessage)
-          this.statements.insertMessage.run(claimed.session_id, updated.message_count - 1, "user", writeContent(resultMessage.content));
-        this.statements.audit.run(resolution.audit);
-        return toAsk(claimed);
-      })
-      .immediate();
+    return this.immediate((): Ask | undefined => {
+      const claimed = this.statements.claimAsk.get({
+        id: askId,
+        status: resolution.status,
+        answer: resolution.answer ? JSON.stringify(resolution.answer) : null,
+        by: resolution.answeredBy,
+        now: resolution.now,
+      });
+      if (!claimed) return undefined;
+      const { resultMessage } = resolution;
+      const updated = this.statements.resumeSession.get({
+        id: claimed.session_id,
+        status: resolution.sessionStatus,
+        added: resultMessage ? 1 : 0,
+        outcome: resolution.outcome ?? null,
+        now: resolution.now,
+      })!;
+      if (resultMessage)
+        this.statements.insertMessage.run(claimed.session_id, updated.message_count - 1, "user", writeContent(resultMessage.content));
+      this.statements.audit.run(resolution.audit);
+      return toAsk(claimed);
+    });
   }
 
   async setCardRef(askId: string, cardRef: string, deadline: number): Promise<Ask["status"] | undefined> {
@@ -200,7 +202,38 @@ export class SqliteHotPath implements SessionStore {
   }
 
   async recordCardSettled(askId: string, now: number): Promise<void> {
-    this.statements.recordCardSettled.run(now, askId);
+    // A commit of its own per settle was a fifth of a resume's writes: it goes with the next write transaction (the
+    // resumed turn's step, as a rule), or alone after a second of none. Lost in a crash, it costs one idempotent edit.
+    this.settledMarks.set(askId, now);
+    this.settledTimer ??= setTimeout(() => {
+      this.settledTimer = undefined;
+      try {
+        this.writeSettledMarks();
+      } catch {
+        // Kept: the next write transaction carries them.
+      }
+    }, SETTLED_MARK_DELAY_MS).unref();
+  }
+
+  /** Writes the settled marks still held, in a transaction of their own (a list of unsettled asks reads them). */
+  protected writeSettledMarks(): void {
+    if (this.settledMarks.size > 0 && this.db.open) this.immediate(() => undefined);
+  }
+
+  /**
+   * A write transaction that takes the write lock at once, carrying the settled marks held: first, so a mark made
+   * while its ask was still pending stays refused, and dropped from memory only once committed.
+   */
+  private immediate<T>(body: () => T): T {
+    const marks = this.settledMarks.size > 0 ? [...this.settledMarks] : undefined;
+    const result = this.db
+      .transaction(() => {
+        if (marks) for (const [askId, at] of marks) this.statements.recordCardSettled.run(at, askId);
+        return body();
+      })
+      .immediate();
+    if (marks) for (const [askId, at] of marks) if (this.settledMarks.get(askId) === at) this.settledMarks.delete(askId);
+    return result;
   }
 
   async hasEvent(eventId: string): Promise<boolean> {

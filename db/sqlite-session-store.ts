@@ -49,6 +49,7 @@ export class SqliteSessionStore extends SqliteHotPath implements Storage {
   }
 
   async listUnsettledAsks(since: number, limit: number): Promise<Ask[]> {
+    this.writeSettledMarks();
     return this.maintenance.listUnsettledAsks(since, limit);
   }
 
@@ -153,6 +154,7 @@ export class SqliteSessionStore extends SqliteHotPath implements Storage {
   }
 
   async close(): Promise<void> {
+    this.writeSettledMarks();
     await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
   }

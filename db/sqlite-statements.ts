@@ -81,20 +81,27 @@ export function prepareStatements(db: Database.Database) {
       `UPDATE sessions SET message_count = message_count + @added, turn_iterations = turn_iterations + @iteration,
          input_tokens = input_tokens + @input, output_tokens = output_tokens + @output,
          cache_read_tokens = cache_read_tokens + @cacheRead, cache_write_tokens = cache_write_tokens + @cacheWrite,
-         updated_at = @now, status = 'waiting', turn_asks = turn_asks + 1, last_outcome = 'suspended', recovery_attempts = 0
+         updated_at = @now, status = 'waiting', turn_asks = turn_asks + 1, last_outcome = 'suspended', recovery_attempts = 0,
+         lease_owner = NULL, lease_until = NULL
        WHERE id = @id RETURNING message_count`,
     ),
-    endTurn: db.prepare(
-      "UPDATE sessions SET status = @status, last_outcome = @outcome, last_error = @error, recovery_attempts = 0 WHERE id = @id",
+    // A turn that ends with none queued after it drops its lease; one whose queued messages start the next keeps it.
+    endTurn: db.prepare<{ id: string; status: string; outcome: string; error: string | null; release: number }>(
+      `UPDATE sessions SET status = @status, last_outcome = @outcome, last_error = @error, recovery_attempts = 0,
+         lease_owner = CASE WHEN @release = 1 THEN NULL ELSE lease_owner END,
+         lease_until = CASE WHEN @release = 1 THEN NULL ELSE lease_until END
+       WHERE id = @id`,
     ),
     insertReply: db.prepare<[string, string, string, number, string | null, number | null]>(
       "INSERT OR IGNORE INTO pending_replies (key, session_id, text, created_at, post_owner, post_until) VALUES (?, ?, ?, ?, ?, ?)",
     ),
     deleteReply: db.prepare<[string]>("DELETE FROM pending_replies WHERE key = ?"),
-    takeTurn: db.prepare<ClaimParameters>(
+    // The session comes back with its lease: a turn starts on this one statement.
+    takeTurn: db.prepare<ClaimParameters, SessionRow>(
       `UPDATE sessions SET lease_owner = @owner, lease_until = @until
        WHERE id = @id AND status = 'running'
-         AND (lease_owner IS NULL OR lease_owner = @owner OR lease_until <= @now OR lease_owner = @displace)`,
+         AND (lease_owner IS NULL OR lease_owner = @owner OR lease_until <= @now OR lease_owner = @displace)
+       RETURNING *`,
     ),
     leaseHolder: db.prepare<[string], { lease_owner: string | null; status: string }>(
       "SELECT lease_owner, status FROM sessions WHERE id = ?",

@@ -18,6 +18,7 @@ import {
   type StepResult,
   type ToolCallRecord,
   type TurnLease,
+  type TurnLeaseAnswer,
 } from "../../src/ports/session-store.js";
 import { translated } from "./postgres-errors.js";
 import { run, type Statement, transaction } from "./postgres-pool.js";
@@ -67,8 +68,9 @@ export class PostgresHotPath implements SessionStore {
     return row ? toSession(row) : undefined;
   }
 
-  async takeTurn(sessionId: string, lease: TurnLease): Promise<LeaseAnswer> {
-    if (((await this.query(SQL.takeTurn, claimValues(sessionId, lease))).rowCount ?? 0) > 0) return { taken: true };
+  async takeTurn(sessionId: string, lease: TurnLease): Promise<TurnLeaseAnswer> {
+    const granted = (await this.query<SessionRow>(SQL.takeTurn, claimValues(sessionId, lease))).rows[0];
+    if (granted) return { taken: true, session: toSession(granted) };
     const row = (await this.query<{ lease_owner: string | null; status: string }>(SQL.leaseHolder, [sessionId])).rows[0];
     return { taken: false, holder: row?.status === "running" ? row.lease_owner : null };
   }
@@ -162,10 +164,10 @@ export class PostgresHotPath implements SessionStore {
       }
       if (!step.end) return { nextTurn: false };
       const status = step.end.outcome === "failed" ? "failed" : "idle";
-      await run(client, SQL.endTurn, [sessionId, status, step.end.outcome, step.end.error ?? null]);
-      if (step.end.reply) await run(client, SQL.insertReply, replyRow(step.end.reply, sessionId, step.now));
       // The session row is locked, so no message can be queued between this read and the turn ending.
       const queued = (await run<{ id: number; v: number; content: string }>(client, SQL.dequeue, [sessionId])).rows;
+      await run(client, SQL.endTurn, [sessionId, status, step.end.outcome, step.end.error ?? null, queued.length === 0]);
+      if (step.end.reply) await run(client, SQL.insertReply, replyRow(step.end.reply, sessionId, step.now));
       if (queued.length === 0) return { nextTurn: false };
       // Messages queued during the turn start the next one in this same transaction: none is dropped.
       queued.sort((a, b) => a.id - b.id);

@@ -82,7 +82,8 @@ export const SQL = {
     `UPDATE sessions SET message_count = message_count + $2, turn_iterations = turn_iterations + $8,
        input_tokens = input_tokens + $3, output_tokens = output_tokens + $4,
        cache_read_tokens = cache_read_tokens + $5, cache_write_tokens = cache_write_tokens + $6,
-       updated_at = $7, status = 'waiting', turn_asks = turn_asks + 1, last_outcome = 'suspended', recovery_attempts = 0
+       updated_at = $7, status = 'waiting', turn_asks = turn_asks + 1, last_outcome = 'suspended', recovery_attempts = 0,
+       lease_owner = NULL, lease_until = NULL
      WHERE id = $1 RETURNING message_count`,
   ),
   insertReply: statement(
@@ -110,7 +111,8 @@ export const SQL = {
     "take-turn",
     `UPDATE sessions SET lease_owner = $2, lease_until = $3
      WHERE id = $1 AND status = 'running'
-       AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until <= $4 OR lease_owner = $5)`,
+       AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until <= $4 OR lease_owner = $5)
+     RETURNING *`,
   ),
   leaseHolder: statement("lease-holder", "SELECT lease_owner, status FROM sessions WHERE id = $1"),
   releaseTurn: statement("release-turn", "UPDATE sessions SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2"),
@@ -118,9 +120,12 @@ export const SQL = {
     "pending-replies",
     "SELECT key, session_id, text FROM pending_replies WHERE created_at < $1 ORDER BY created_at, key LIMIT $2",
   ),
+  // A turn that ends with none queued after it ($5) drops its lease; one whose queued messages start the next keeps it.
   endTurn: statement(
     "end-turn",
-    "UPDATE sessions SET status = $2, last_outcome = $3, last_error = $4, recovery_attempts = 0 WHERE id = $1",
+    `UPDATE sessions SET status = $2, last_outcome = $3, last_error = $4, recovery_attempts = 0,
+       lease_owner = CASE WHEN $5 THEN NULL ELSE lease_owner END, lease_until = CASE WHEN $5 THEN NULL ELSE lease_until END
+     WHERE id = $1`,
   ),
   insertAsk: statement(
     "insert-ask",

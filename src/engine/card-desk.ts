@@ -118,9 +118,9 @@ export class CardDesk {
     }
   }
 
-  private claim(askId: string): Promise<boolean> {
+  private async claim(askId: string): Promise<boolean> {
     const lease = { owner: this.owner, now: this.clock(), ttlMs: POST_CLAIM_TTL_MS };
-    return takeDisplacing((displace) => this.store.claimCardPost(askId, displace ? { ...lease, displace } : lease), this.owner);
+    return (await takeDisplacing((claim) => this.store.claimCardPost(askId, claim), lease)) !== undefined;
   }
 
   /** `ask` is the ended row as the claim returned it; an ask whose card never went out has nothing to settle. */

@@ -112,9 +112,8 @@ export class Maintenance {
     const { store, owner } = this.deps;
     try {
       const lease = { owner, now: this.deps.clock(), ttlMs: POST_CLAIM_TTL_MS };
-      const claim = (displace?: string) => store.claimReplyPost(reply.key, displace ? { ...lease, displace } : lease);
       // The turn that wrote it (another live process) may be posting it now: its claim says so.
-      if (!(await takeDisplacing(claim, owner))) return;
+      if (!(await takeDisplacing((claim) => store.claimReplyPost(reply.key, claim), lease))) return;
       const session = await store.getSession(reply.sessionId);
       if (session)
         await this.deps.adapterFor(session).postMessage(session.conversation, reply.text, { replyKey: reply.key, mayExist: true });
@@ -153,9 +152,9 @@ export class Maintenance {
       const error = `the turn was interrupted ${attempts} times and was given up`;
       const open = await givenUpResults(store, session.id, await store.loadMessages(session.id));
       const messages: ChatMessage[] = open.length > 0 ? [{ role: "user", content: open }] : [];
-      // Under the lease: no other process takes the turn over while its open calls are being answered.
+      // Under the lease, which the ending step drops: no other process takes the turn over while its open calls are
+      // being answered.
       await store.commitStep(session.id, { messages, usage: ZERO_USAGE, end: { outcome: "failed", error }, now: this.deps.clock() });
-      await turns.releaseLease(session.id);
       await this.deps
         .adapterFor(session)
         .postNotice(

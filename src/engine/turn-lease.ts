@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import type { LeaseAnswer, PostClaim } from "../ports/session-store.js";
+import type { LeaseAnswer, PostClaim, TurnLease, TurnLeaseAnswer } from "../ports/session-store.js";
 
 /** A turn's lease lasts this long unless renewed: how soon another process takes over from one that died. */
 export const LEASE_TTL_MS = 30_000;
@@ -19,14 +19,18 @@ export function postClaim(owner: string, now: number): PostClaim {
 }
 
 /**
- * Takes a lease or a claim through `take`; a holder known to be dead (its process is gone from this host) is
- * displaced at once, any other keeps it until it expires.
+ * Takes a lease or a claim for `owner` through `take`; a holder known to be dead (its process is gone from this host)
+ * is displaced at once, any other keeps it until it expires. The grant, or undefined.
  */
-export async function takeDisplacing(take: (displace?: string) => Promise<LeaseAnswer>, self: string): Promise<boolean> {
-  const first = await take();
-  if (first.taken) return true;
-  if (first.holder === null || !holderIsDead(first.holder, self)) return false;
-  return (await take(first.holder)).taken;
+export async function takeDisplacing<Answer extends LeaseAnswer | TurnLeaseAnswer>(
+  take: (lease: TurnLease) => Promise<Answer>,
+  lease: TurnLease,
+): Promise<Extract<Answer, { taken: true }> | undefined> {
+  const first = await take(lease);
+  if (first.taken) return first as Extract<Answer, { taken: true }>;
+  if (first.holder === null || !holderIsDead(first.holder, lease.owner)) return undefined;
+  const second = await take({ ...lease, displace: first.holder });
+  return second.taken ? (second as Extract<Answer, { taken: true }>) : undefined;
 }
 
 /** When this process started, in ms since the epoch: it tells an earlier process under the same pid from this one. */

@@ -82,17 +82,9 @@ export class TurnRunner {
    * Takes (or renews) the lease on the session's turn. A holder that is known dead (its process is gone from this
    * host) is displaced at once; any other holder keeps it until it expires, and runs the turn meanwhile.
    */
-  async takeLease(sessionId: string): Promise<boolean> {
+  async takeLease(sessionId: string): Promise<Session | undefined> {
     const lease = { owner: this.deps.leaseOwner, now: this.deps.clock(), ttlMs: LEASE_TTL_MS };
-    return takeDisplacing(
-      (displace) => this.deps.store.takeTurn(sessionId, displace ? { ...lease, displace } : lease),
-      this.deps.leaseOwner,
-    );
-  }
-
-  /** Drops this process's lease on the session's turn (recovery gave the turn up). */
-  async releaseLease(sessionId: string): Promise<void> {
-    await this.deps.store.releaseTurn(sessionId, this.deps.leaseOwner);
+    return (await takeDisplacing((request) => this.deps.store.takeTurn(sessionId, request), lease))?.session;
   }
 
   /** Stop, in this process: a tool call in flight is cancelled on its server (the store's flag does the rest). */
@@ -153,11 +145,10 @@ export class TurnRunner {
   private async runNow(sessionId: string, secret?: SecretResult): Promise<void> {
     const { store } = this.deps;
     for (let more = true; more; secret = undefined) {
-      const session = await store.getSession(sessionId);
-      // Another runner (or a Stop) got here first: only a running session has a turn to run.
-      if (session?.status !== "running") return;
-      // A turn runs in one process at a time: another live process holding its lease runs it.
-      if (!(await this.takeLease(sessionId))) return;
+      // A turn runs in one process at a time: another live process holding its lease runs it. Only a running session
+      // has a turn to lease: another runner (or a Stop) may have got here first.
+      const session = await this.takeLease(sessionId);
+      if (!session) return;
       const settings = this.deps.settings.get();
       const progress = new ProgressReporter(
         this.deps.adapterFor(session),
@@ -207,6 +198,8 @@ export class TurnRunner {
         if (result.outcome === "suspended") this.deps.cards.reserve(result.ask.id);
         if (result.outcome === "completed" && result.text) this.replying.add(result.replyKey);
       } catch (error) {
+        // The turn stopped between steps: the lease goes now, not when it expires (the step that ends a turn drops it).
+        await store.releaseTurn(sessionId, this.deps.leaseOwner).catch(() => {});
         if (!(error instanceof TurnInterrupted)) throw error;
         this.deps.logger.info({ sessionId }, "turn-interrupted-by-shutdown");
         // The Stop button goes: this process cannot act on it any more; the restarted one posts a new status.
@@ -215,7 +208,6 @@ export class TurnRunner {
       } finally {
         clearInterval(watch);
         if (this.stops.get(sessionId) === stop) this.stops.delete(sessionId);
-        await store.releaseTurn(sessionId, this.deps.leaseOwner).catch(() => {});
       }
       this.deps.logger.info({ sessionId, outcome: result.outcome }, "turn-ended");
       if (result.outcome === "failed") this.logFailure(sessionId, result.error, result.cause);

@@ -188,6 +188,9 @@ export interface PostClaim {
 /** The answer to a lease or claim request: granted, or the holder that keeps it (null: nothing to take). */
 export type LeaseAnswer = { taken: true } | { taken: false; holder: string | null };
 
+/** A turn's lease granted comes with the session as the grant left it: the turn needs no other read to start. */
+export type TurnLeaseAnswer = { taken: true; session: Session } | { taken: false; holder: string | null };
+
 export interface AuditEntry {
   actor: string;
   action: string;
@@ -220,7 +223,10 @@ export interface SessionStore {
    * and a crash can never leave an event marked as seen without its message stored.
    */
   startTurnOrQueue(sessionId: string, message: ChatMessage | null, now: number, eventId?: string): Promise<StartOrQueue>;
-  /** Writes one loop iteration: new messages only, usage, and an optional suspend or end. */
+  /**
+   * Writes one loop iteration: new messages only, usage, and an optional suspend or end. A suspend, or an end that
+   * starts no next turn, drops the turn's lease in the same write: no turn is running any more.
+   */
   commitStep(sessionId: string, step: Step): Promise<StepResult>;
   /** One ask by id. */
   getAsk(askId: string): Promise<Ask | undefined>;
@@ -237,7 +243,11 @@ export interface SessionStore {
    * Returns the ask's status after the write: not `pending` when it ended while its card was being posted.
    */
   setCardRef(askId: string, cardRef: string, deadline: number): Promise<AskStatus | undefined>;
-  /** Records that an ended ask's card now shows its ending, so start-up recovery leaves it alone. */
+  /**
+   * Records that an ended ask's card now shows its ending, so start-up recovery leaves it alone. A store may write it
+   * with its next write (SQLite: at most a second later): lost in a crash, the card is settled once more at the next
+   * start, and a settle is an idempotent edit.
+   */
   recordCardSettled(askId: string, now: number): Promise<void>;
   /**
    * Writes a pending ask that does not suspend the turn (a server's elicitation during a tool call): the session's
@@ -251,7 +261,7 @@ export interface SessionStore {
    * holds it, the owner already does, it expired, or its holder is `displace` (known dead). Otherwise the answer
    * names the holder. A session that is not running has no turn to lease.
    */
-  takeTurn(sessionId: string, lease: TurnLease): Promise<LeaseAnswer>;
+  takeTurn(sessionId: string, lease: TurnLease): Promise<TurnLeaseAnswer>;
   /**
    * Takes (or renews) the claim to post a pending ask's card, granted as `takeTurn` grants a lease; an ask whose
    * card is posted, or that ended, has nothing to claim (holder null).
@@ -259,7 +269,7 @@ export interface SessionStore {
   claimCardPost(askId: string, lease: TurnLease): Promise<LeaseAnswer>;
   /** Takes (or renews) the claim to post a final answer still in the outbox, as `claimCardPost`. */
   claimReplyPost(key: string, lease: TurnLease): Promise<LeaseAnswer>;
-  /** Drops the owner's lease on the session's turn (the turn stopped: suspended, ended or failed). */
+  /** Drops the owner's lease on the session's turn: it stopped without a step that ended it (a fault, a shutdown). */
   releaseTurn(sessionId: string, owner: string): Promise<void>;
   /** The reply is in the thread: its outbox row goes. */
   replyPosted(key: string): Promise<void>;

@@ -17,6 +17,7 @@ import {
   type StepResult,
   type ToolCallRecord,
   type TurnLease,
+  type TurnLeaseAnswer,
 } from "../ports/session-store.js";
 import { copy, MemoryTables } from "./memory-tables.js";
 import { endTransition, messageTransition } from "./transitions.js";
@@ -44,14 +45,14 @@ export class MemoryHotPath implements SessionStore {
     return session ? copy(session) : undefined;
   }
 
-  async takeTurn(sessionId: string, lease: TurnLease): Promise<LeaseAnswer> {
+  async takeTurn(sessionId: string, lease: TurnLease): Promise<TurnLeaseAnswer> {
     const session = this.tables.sessions.get(sessionId);
     if (session?.status !== "running") return { taken: false, holder: null };
     const held = this.tables.leases.get(sessionId);
     const free = !held || held.owner === lease.owner || held.until <= lease.now || held.owner === lease.displace;
     if (!free) return { taken: false, holder: held.owner };
     this.tables.leases.set(sessionId, { owner: lease.owner, until: lease.now + lease.ttlMs });
-    return { taken: true };
+    return { taken: true, session: copy(session) };
   }
 
   async claimCardPost(askId: string, lease: TurnLease): Promise<LeaseAnswer> {
@@ -123,6 +124,7 @@ export class MemoryHotPath implements SessionStore {
       session.turnAsks++;
       session.recoveryAttempts = 0;
       session.lastOutcome = "suspended";
+      this.tables.leases.delete(sessionId);
       return { nextTurn: false };
     }
     if (!step.end) return { nextTurn: false };
@@ -137,7 +139,10 @@ export class MemoryHotPath implements SessionStore {
     session.lastOutcome = step.end.outcome;
     session.lastError = step.end.error ?? null;
     session.recoveryAttempts = 0;
-    if (!next.nextTurn) return { nextTurn: false };
+    if (!next.nextTurn) {
+      this.tables.leases.delete(sessionId);
+      return { nextTurn: false };
+    }
     history.push(...queued);
     beginTurn(session, step.now);
     return { nextTurn: true };

@@ -206,18 +206,62 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
         // Not running: no turn to lease.
         expect(await store.takeTurn("S1", a)).toEqual({ taken: false, holder: null });
         await store.startTurnOrQueue(session.id, user("hi"), 2);
-        expect(await store.takeTurn("S1", a)).toEqual({ taken: true });
+        const granted = { taken: true, session: expect.objectContaining({ id: "S1", status: "running", turnCount: 1 }) };
+        // The grant carries the session, as the turn starts from it.
+        expect(await store.takeTurn("S1", a)).toEqual(granted);
         expect(await store.takeTurn("S1", b)).toEqual({ taken: false, holder: "host:1:a" });
         // The holder renews; a known-dead holder is displaced at once; an expired lease is anyone's.
-        expect(await store.takeTurn("S1", { ...a, now: 120 })).toEqual({ taken: true });
-        expect(await store.takeTurn("S1", { ...b, displace: "host:1:a" })).toEqual({ taken: true });
+        expect(await store.takeTurn("S1", { ...a, now: 120 })).toEqual(granted);
+        expect(await store.takeTurn("S1", { ...b, displace: "host:1:a" })).toEqual(granted);
         expect(await store.takeTurn("S1", { ...a, now: 139 })).toEqual({ taken: false, holder: "host:2:b" });
-        expect(await store.takeTurn("S1", { ...a, now: 140 })).toEqual({ taken: true });
+        expect(await store.takeTurn("S1", { ...a, now: 140 })).toEqual(granted);
         // Dropped by its holder only.
         await store.releaseTurn("S1", "host:2:b");
         expect(await store.takeTurn("S1", { ...b, now: 141 })).toEqual({ taken: false, holder: "host:1:a" });
         await store.releaseTurn("S1", "host:1:a");
-        expect(await store.takeTurn("S1", { ...b, now: 142 })).toEqual({ taken: true });
+        expect(await store.takeTurn("S1", { ...b, now: 142 })).toEqual(granted);
+      }));
+
+    it("drops the turn's lease in the step that suspends or ends it, and keeps it when queued messages start the next", () =>
+      withStore(async (store) => {
+        const session = await store.createSession({ id: "S1", conversation: CONVERSATION, ownerId: "U1", now: 1 });
+        const a = { owner: "host:1:a", now: 100, ttlMs: 1_000 };
+        const b = { owner: "host:2:b", now: 101, ttlMs: 1_000 };
+        const heldBy = async (owner: string) => {
+          // A running session whose lease is held refuses another owner; a free one grants it (and is then dropped).
+          const answer = await store.takeTurn("S1", b);
+          if (answer.taken) await store.releaseTurn("S1", b.owner);
+          return answer.taken ? null : answer.holder === owner;
+        };
+        // Suspended on an ask: the lease goes with the write, and the answer's turn is anyone's to take.
+        await store.startTurnOrQueue(session.id, user("hi"), 2);
+        await store.takeTurn("S1", a);
+        const ask = { id: "A1", toolUseId: "toolu_1", spec, siblingResults: [], deadline: 1000 };
+        await store.commitStep("S1", { messages: [assistantAsk("toolu_1")], usage: USAGE, ask, now: 3 });
+        await store.resolveAsk("A1", {
+          status: "answered",
+          answer: { value: true },
+          answeredBy: "U1",
+          resultMessage: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "yes" }] },
+          sessionStatus: "running",
+          audit: { actor: "U1", action: "ask-answered", target: "A1", outcome: "answered", at: 4 },
+          now: 4,
+        });
+        expect(await heldBy(a.owner)).toBeNull();
+        // A step that does not end the turn keeps it.
+        await store.takeTurn("S1", a);
+        await store.commitStep("S1", { messages: [], usage: USAGE, now: 5 });
+        expect(await heldBy(a.owner)).toBe(true);
+        // An end with a message queued meanwhile: the next turn starts in the same write, under the same lease.
+        expect(await store.startTurnOrQueue(session.id, user("and then?"), 6)).toBe("queued");
+        expect(await store.commitStep("S1", { messages: [], usage: USAGE, end: { outcome: "completed" }, now: 7 })).toEqual({
+          nextTurn: true,
+        });
+        expect(await heldBy(a.owner)).toBe(true);
+        // An end with nothing queued: the lease goes; the session is idle, with no turn to lease.
+        await store.commitStep("S1", { messages: [], usage: USAGE, end: { outcome: "failed", error: "x" }, now: 8 });
+        await store.startTurnOrQueue(session.id, user("again"), 9);
+        expect(await heldBy(a.owner)).toBeNull();
       }));
 
     it("claims the post of a card: the ask's writer holds it from the write; others wait until it expires, or its holder is dead", () =>

@@ -2,7 +2,10 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { SETTLED_MARK_DELAY_MS } from "../../db/sqlite-hot-path.js";
 import { SqliteSessionStore } from "../../db/sqlite-session-store.js";
+import { parseAskSpec } from "../../src/ask/spec.js";
+import { ZERO_USAGE } from "../../src/ports/model-client.js";
 import { MemorySessionStore } from "../../src/store/memory-session-store.js";
 import { tempDatabasePath } from "../support/harness.js";
 import { apiStoreContract } from "./api-store.contract.js";
@@ -30,6 +33,47 @@ apiStoreContract("memory", openMemory);
 apiStoreContract("sqlite", openSqlite);
 
 describe("SqliteSessionStore specifics", () => {
+  it("writes a settled mark with the next write transaction, alone within a second of none, and at close", async () => {
+    const database = tempDatabasePath();
+    let store = new SqliteSessionStore(database.path);
+    const parsed = parseAskSpec({ type: "confirm", question: "Q?" }, 60);
+    if (!parsed.ok) throw new Error(parsed.error);
+    const endedAsk = async (index: number) => {
+      const conversation = { platform: "slack" as const, workspace: "T", channel: "C", thread: `t${index}` };
+      const session = await store.createSession({ id: `S${index}`, conversation, ownerId: "U", now: 1 });
+      await store.startTurnOrQueue(session.id, { role: "user", content: [{ type: "text", text: "hi" }] }, 2);
+      const ask = { id: `A${index}`, toolUseId: "toolu_1", spec: parsed.spec, siblingResults: [], deadline: 1000 };
+      await store.commitStep(session.id, { messages: [], usage: ZERO_USAGE, ask, now: 3 });
+      await store.setCardRef(ask.id, "card", 1000);
+      const audit = { actor: "U", action: "ask-cancelled", target: ask.id, outcome: "cancelled", at: 4 };
+      const resolution = { status: "cancelled" as const, answer: null, answeredBy: "U", resultMessage: null, audit, now: 4 };
+      await store.resolveAsk(ask.id, { ...resolution, sessionStatus: "idle" });
+      return ask.id;
+    };
+    const settledAt = (askId: string) =>
+      (store.db.prepare("SELECT settled_at FROM asks WHERE id = ?").get(askId) as { settled_at: number | null }).settled_at;
+
+    // With the next write: no commit of its own.
+    const first = await endedAsk(1);
+    await store.recordCardSettled(first, 5);
+    expect(settledAt(first)).toBeNull();
+    await endedAsk(2);
+    expect(settledAt(first)).toBe(5);
+    // Alone, when no write comes within the second.
+    await store.recordCardSettled("A2", 6);
+    await new Promise((resolve) => setTimeout(resolve, SETTLED_MARK_DELAY_MS + 300));
+    expect(settledAt("A2")).toBe(6);
+    // At close.
+    const third = await endedAsk(3);
+    await store.recordCardSettled(third, 7);
+    await store.close();
+    store = new SqliteSessionStore(database.path);
+    expect(settledAt(third)).toBe(7);
+    expect(await store.listUnsettledAsks(0, 10)).toEqual([]);
+    await store.close();
+    database.cleanup();
+  });
+
   it("opens in WAL with synchronous=NORMAL and passes integrity_check", async () => {
     const database = tempDatabasePath();
     const store = new SqliteSessionStore(database.path);

@@ -118,9 +118,10 @@ describe("cards posted once (Slack)", () => {
     harness.store.db.prepare("UPDATE asks SET settled_at = NULL WHERE id = ?").run(askId);
     await harness.restart();
     expect(harness.updatesOf(ts)).toHaveLength(2);
-    expect(settledAt()).not.toBeNull();
+    // That settle's mark is written with the store's next write, here the close of the next restart: once.
     await harness.restart();
     expect(harness.updatesOf(ts)).toHaveLength(2);
+    expect(settledAt()).not.toBeNull();
   });
 });
 
