@@ -189,6 +189,7 @@ export class SqliteHotPath implements SessionStore {
         added: resultMessage ? 1 : 0,
         outcome: resolution.outcome ?? null,
         now: resolution.now,
+        ...leaseColumns(resolution),
       })!;
       if (resultMessage)
         this.statements.insertMessage.run(claimed.session_id, updated.message_count - 1, "user", writeContent(resultMessage.content));
@@ -272,6 +273,13 @@ export class SqliteHotPath implements SessionStore {
 }
 
 translateStoreErrors(SqliteHotPath.prototype);
+
+/** The resumed turn's lease as the session row's columns; nulls leave them as they are. */
+function leaseColumns(resolution: AskResolution): { leaseOwner: string | null; leaseUntil: number | null } {
+  const { lease } = resolution;
+  if (!lease || resolution.sessionStatus !== "running") return { leaseOwner: null, leaseUntil: null };
+  return { leaseOwner: lease.owner, leaseUntil: lease.now + lease.ttlMs };
+}
 
 function claimParameters(id: string, lease: TurnLease): ClaimParameters {
   return { id, owner: lease.owner, until: lease.now + lease.ttlMs, now: lease.now, displace: lease.displace ?? null };

@@ -135,11 +135,21 @@ export function prepareStatements(db: Database.Database) {
        WHERE id = @id AND status = 'pending' RETURNING *`,
     ),
     resumeSession: db.prepare<
-      { id: string; status: string | null; added: number; outcome: string | null; now: number },
+      {
+        id: string;
+        status: string | null;
+        added: number;
+        outcome: string | null;
+        now: number;
+        leaseOwner: string | null;
+        leaseUntil: number | null;
+      },
       { message_count: number }
     >(
       `UPDATE sessions SET status = COALESCE(@status, status), message_count = message_count + @added, last_outcome = COALESCE(@outcome, last_outcome),
-         recovery_attempts = 0, updated_at = @now WHERE id = @id RETURNING message_count`,
+         recovery_attempts = 0, updated_at = @now, lease_owner = COALESCE(@leaseOwner, lease_owner),
+         lease_until = COALESCE(@leaseUntil, lease_until)
+       WHERE id = @id RETURNING message_count`,
     ),
     askWithSession: db.prepare<[string], AskRow & { [column: `s_${string}`]: unknown }>(
       `SELECT asks.*, ${SESSION_COLUMNS.map((column) => `sessions.${column} AS s_${column}`).join(", ")}

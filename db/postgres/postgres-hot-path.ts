@@ -221,6 +221,9 @@ export class PostgresHotPath implements SessionStore {
       audit.action,
       audit.target,
       audit.outcome,
+      ...(resolution.lease && resolution.sessionStatus === "running"
+        ? [resolution.lease.owner, resolution.lease.now + resolution.lease.ttlMs]
+        : [null, null]),
     ];
     const claimed = (await this.query<AskRow & { resumed: number }>(SQL.resolveAsk, values)).rows[0];
     if (!claimed) return undefined;

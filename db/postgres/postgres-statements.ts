@@ -143,7 +143,8 @@ export const SQL = {
        UPDATE asks SET status = $2, answer = $3, answered_by = $4, ended_at = $5 WHERE id = $1 AND status = 'pending' RETURNING *
      ), resumed AS (
        UPDATE sessions SET status = COALESCE($6, sessions.status), message_count = message_count + (CASE WHEN $8::text IS NULL THEN 0 ELSE 1 END),
-         last_outcome = COALESCE($7, last_outcome), recovery_attempts = 0, updated_at = $5
+         last_outcome = COALESCE($7, last_outcome), recovery_attempts = 0, updated_at = $5,
+         lease_owner = COALESCE($14::text, lease_owner), lease_until = COALESCE($15::bigint, lease_until)
        FROM claimed WHERE sessions.id = claimed.session_id RETURNING sessions.id, sessions.message_count
      ), appended AS (
        -- An approval appends nothing ($8 null): its decision is read when the turn runs the call.

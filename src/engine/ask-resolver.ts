@@ -60,6 +60,7 @@ export class AskResolver {
     const { actor, stop } = resolution;
     const now = this.deps.clock();
     const resultMessage = resultMessageOf(ask, resolution);
+    const resumes = !ask.spec.detached && !stop && !ask.spec.external;
     // Claim once: the compare-and-set, the result message and the audit row are one transaction.
     const won = await this.deps.store.resolveAsk(ask.id, {
       status: resolution.status,
@@ -68,7 +69,9 @@ export class AskResolver {
       resultMessage,
       // An elicitation's answer goes to the call waiting for it; the turn's state is not this claim's to change.
       // An API ask's session waited on it alone: it goes back to idle, and the answer to whoever asked.
-      sessionStatus: ask.spec.detached ? null : stop || ask.spec.external ? "idle" : "running",
+      sessionStatus: resumes ? "running" : ask.spec.detached ? null : "idle",
+      // The turn it resumes is run here, next: its lease comes with the claim, one write fewer.
+      ...(resumes ? { lease: this.deps.turns.leaseFor(now) } : {}),
       outcome: stop ? "cancelled" : undefined,
       audit: {
         actor: actor?.id ?? "system",
@@ -107,7 +110,7 @@ export class AskResolver {
         const view = { turnKey: turnKeyOf(session), sessionId: session.id, conversation: session.conversation };
         await adapter.showProgress({ ...view, text: rich`Stopped`, done: true });
         await adapter.postNotice(session.conversation, rich`⏹ Stopped by ${mention(actor?.id ?? "?")}.`);
-      } else await this.deps.turns.run(session.id, secret);
+      } else await this.deps.turns.run(session.id, secret, now);
     });
     return { kind: "accepted" };
   }

@@ -7,7 +7,7 @@ import { ModelError, StoreError } from "../ports/errors.js";
 import type { ChatMessage, ModelClient } from "../ports/model-client.js";
 import { type PlatformAdapter, turnKeyOf } from "../ports/platform-adapter.js";
 import { code, mention, rich, untrusted } from "../ports/rich-text.js";
-import type { Session, SessionStore } from "../ports/session-store.js";
+import type { Session, SessionStore, TurnLease } from "../ports/session-store.js";
 import type { ToolCatalog } from "../tools/tool-catalog.js";
 import type { CardDesk } from "./card-desk.js";
 import type { ElicitationDesk } from "./elicitation-desk.js";
@@ -57,10 +57,13 @@ export class TurnRunner {
 
   constructor(private readonly deps: TurnRunnerDependencies) {}
 
-  /** Runs the session's turn, then any turn its queued messages started. */
-  run(sessionId: string, secret?: SecretResult): Promise<void> {
+  /**
+   * Runs the session's turn, then any turn its queued messages started. `leasedAt`: the write that resumed the turn
+   * took its lease for this process then (`leaseFor`).
+   */
+  run(sessionId: string, secret?: SecretResult, leasedAt?: number): Promise<void> {
     const previous = this.chains.get(sessionId) ?? Promise.resolve();
-    const next = previous.then(() => this.runGuarded(sessionId, secret));
+    const next = previous.then(() => this.runGuarded(sessionId, secret, leasedAt));
     this.chains.set(sessionId, next);
     const cleanup = () => {
       if (this.chains.get(sessionId) === next) this.chains.delete(sessionId);
@@ -83,8 +86,22 @@ export class TurnRunner {
    * host) is displaced at once; any other holder keeps it until it expires, and runs the turn meanwhile.
    */
   async takeLease(sessionId: string): Promise<Session | undefined> {
-    const lease = { owner: this.deps.leaseOwner, now: this.deps.clock(), ttlMs: LEASE_TTL_MS };
-    return (await takeDisplacing((request) => this.deps.store.takeTurn(sessionId, request), lease))?.session;
+    return (await takeDisplacing((request) => this.deps.store.takeTurn(sessionId, request), this.leaseFor(this.deps.clock())))?.session;
+  }
+
+  /** A turn lease for this process from `now`: taken by `takeLease`, or by the claim that resumes a turn. */
+  leaseFor(now: number): TurnLease {
+    return { owner: this.deps.leaseOwner, now, ttlMs: LEASE_TTL_MS };
+  }
+
+  /**
+   * The session whose turn is to run, under this process's lease: one taken with the claim that resumed it, while
+   * fresh (a read, where taking it again would be a write), or one taken now.
+   */
+  private async leased(sessionId: string, leasedAt: number | undefined): Promise<Session | undefined> {
+    if (leasedAt === undefined || this.deps.clock() - leasedAt >= LEASE_RENEW_MS) return this.takeLease(sessionId);
+    const session = await this.deps.store.getSession(sessionId);
+    return session?.status === "running" ? session : undefined;
   }
 
   /** Stop, in this process: a tool call in flight is cancelled on its server (the store's flag does the rest). */
@@ -115,9 +132,9 @@ export class TurnRunner {
     return sessions;
   }
 
-  private async runGuarded(sessionId: string, secret?: SecretResult): Promise<void> {
+  private async runGuarded(sessionId: string, secret?: SecretResult, leasedAt?: number): Promise<void> {
     try {
-      await this.runNow(sessionId, secret);
+      await this.runNow(sessionId, secret, leasedAt);
     } catch (error) {
       // Nothing half-written: every step is one transaction, so the turn re-runs from its last committed step.
       const firstTime = !this.stalled.has(sessionId);
@@ -142,12 +159,12 @@ export class TurnRunner {
     }
   }
 
-  private async runNow(sessionId: string, secret?: SecretResult): Promise<void> {
+  private async runNow(sessionId: string, secret?: SecretResult, leasedAt?: number): Promise<void> {
     const { store } = this.deps;
-    for (let more = true; more; secret = undefined) {
+    for (let more = true; more; secret = undefined, leasedAt = undefined) {
       // A turn runs in one process at a time: another live process holding its lease runs it. Only a running session
       // has a turn to lease: another runner (or a Stop) may have got here first.
-      const session = await this.takeLease(sessionId);
+      const session = await this.leased(sessionId, leasedAt);
       if (!session) return;
       const settings = this.deps.settings.get();
       const progress = new ProgressReporter(

@@ -125,6 +125,8 @@ export interface AskResolution {
   resultMessage: ChatMessage | null;
   /** `running` resumes the loop; `idle` ends the turn (Stop); null leaves the session as it is (an elicitation). */
   sessionStatus: "running" | "idle" | null;
+  /** With `running`: the resumed turn's lease, taken in the same write for the process that will run the turn. */
+  lease?: TurnLease;
   outcome?: TurnOutcome | undefined;
   /** Written in the same transaction as the claim. */
   audit: AuditEntry;

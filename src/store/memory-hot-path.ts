@@ -178,6 +178,9 @@ export class MemoryHotPath implements SessionStore {
     const session = this.tables.mustGet(ask.sessionId);
     if (resolution.resultMessage) this.tables.messages.get(ask.sessionId)!.push(copy(resolution.resultMessage));
     if (resolution.sessionStatus !== null) session.status = resolution.sessionStatus;
+    const { lease } = resolution;
+    if (lease && resolution.sessionStatus === "running")
+      this.tables.leases.set(session.id, { owner: lease.owner, until: lease.now + lease.ttlMs });
     session.recoveryAttempts = 0;
     if (resolution.outcome) session.lastOutcome = resolution.outcome;
     session.updatedAt = resolution.now;

@@ -262,6 +262,22 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
         await store.commitStep("S1", { messages: [], usage: USAGE, end: { outcome: "failed", error: "x" }, now: 8 });
         await store.startTurnOrQueue(session.id, user("again"), 9);
         expect(await heldBy(a.owner)).toBeNull();
+        // A claim that resumes a turn may take its lease in the same write, for the process that will run it.
+        await store.takeTurn("S1", a);
+        const second = { id: "A2", toolUseId: "toolu_2", spec, siblingResults: [], deadline: 1000 };
+        await store.commitStep("S1", { messages: [assistantAsk("toolu_2")], usage: USAGE, ask: second, now: 10 });
+        await store.resolveAsk("A2", {
+          status: "answered",
+          answer: { value: true },
+          answeredBy: "U1",
+          resultMessage: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_2", content: "yes" }] },
+          sessionStatus: "running",
+          lease: { ...a, now: 11 },
+          audit: { actor: "U1", action: "ask-answered", target: "A2", outcome: "answered", at: 11 },
+          now: 11,
+        });
+        expect(await heldBy(a.owner)).toBe(true);
+        expect(await store.takeTurn("S1", { ...b, now: 11 + a.ttlMs })).toMatchObject({ taken: true });
       }));
 
     it("claims the post of a card: the ask's writer holds it from the write; others wait until it expires, or its holder is dead", () =>
