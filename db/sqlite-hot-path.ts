@@ -6,10 +6,12 @@ import {
   type AuditEntry,
   type ConversationRef,
   conversationKey,
+  heldUntil,
   type LeaseAnswer,
   type NewAsk,
   type NewSession,
   type NewToolCall,
+  resumedLease,
   type Session,
   type SessionStore,
   type StartOrQueue,
@@ -276,11 +278,10 @@ translateStoreErrors(SqliteHotPath.prototype);
 
 /** The resumed turn's lease as the session row's columns; nulls leave them as they are. */
 function leaseColumns(resolution: AskResolution): { leaseOwner: string | null; leaseUntil: number | null } {
-  const { lease } = resolution;
-  if (!lease || resolution.sessionStatus !== "running") return { leaseOwner: null, leaseUntil: null };
-  return { leaseOwner: lease.owner, leaseUntil: lease.now + lease.ttlMs };
+  const lease = resumedLease(resolution);
+  return { leaseOwner: lease?.owner ?? null, leaseUntil: lease?.until ?? null };
 }
 
 function claimParameters(id: string, lease: TurnLease): ClaimParameters {
-  return { id, owner: lease.owner, until: lease.now + lease.ttlMs, now: lease.now, displace: lease.displace ?? null };
+  return { id, owner: lease.owner, until: heldUntil(lease).until, now: lease.now, displace: lease.displace ?? null };
 }

@@ -10,6 +10,7 @@ import {
   type NewAsk,
   type NewSession,
   type NewToolCall,
+  resumedLease,
   type Session,
   type SessionStatus,
   type SessionStore,
@@ -207,6 +208,7 @@ export class PostgresHotPath implements SessionStore {
   async resolveAsk(askId: string, resolution: AskResolution): Promise<Ask | undefined> {
     const answer = resolution.answer ? JSON.stringify(resolution.answer) : null;
     const { audit } = resolution;
+    const lease = resumedLease(resolution);
     const values = [
       askId,
       resolution.status,
@@ -221,9 +223,8 @@ export class PostgresHotPath implements SessionStore {
       audit.action,
       audit.target,
       audit.outcome,
-      ...(resolution.lease && resolution.sessionStatus === "running"
-        ? [resolution.lease.owner, resolution.lease.now + resolution.lease.ttlMs]
-        : [null, null]),
+      lease?.owner ?? null,
+      lease?.until ?? null,
     ];
     const claimed = (await this.query<AskRow & { resumed: number }>(SQL.resolveAsk, values)).rows[0];
     if (!claimed) return undefined;

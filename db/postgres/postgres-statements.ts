@@ -1,4 +1,4 @@
-import type { NewAsk, TurnLease } from "../../src/ports/session-store.js";
+import { heldUntil, type NewAsk, type TurnLease } from "../../src/ports/session-store.js";
 import type { Statement } from "./postgres-pool.js";
 import { RECORD_VERSION, writeSpec } from "./postgres-rows.js";
 
@@ -22,7 +22,7 @@ export function newAskValues(ask: NewAsk, sessionId: string, now: number): unkno
 
 /** A lease or claim request as statement values: the row's id, owner, until, now, and the holder to displace. */
 export function claimValues(id: string, lease: TurnLease): unknown[] {
-  return [id, lease.owner, lease.now + lease.ttlMs, lease.now, lease.displace ?? null];
+  return [id, lease.owner, heldUntil(lease).until, lease.now, lease.displace ?? null];
 }
 
 /** Every statement of the hot path, prepared once per connection by name. */

@@ -187,6 +187,16 @@ export interface PostClaim {
   until: number;
 }
 
+/** What a granted lease or claim stores: its owner, and when it expires. */
+export function heldUntil(lease: TurnLease): PostClaim {
+  return { owner: lease.owner, until: lease.now + lease.ttlMs };
+}
+
+/** The lease a claim takes for the turn it resumes: only a claim that sets the session running takes one. */
+export function resumedLease(resolution: AskResolution): PostClaim | undefined {
+  return resolution.lease && resolution.sessionStatus === "running" ? heldUntil(resolution.lease) : undefined;
+}
+
 /** The answer to a lease or claim request: granted, or the holder that keeps it (null: nothing to take). */
 export type LeaseAnswer = { taken: true } | { taken: false; holder: string | null };
 

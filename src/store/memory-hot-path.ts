@@ -6,10 +6,12 @@ import {
   type AuditEntry,
   type ConversationRef,
   conversationKey,
+  heldUntil,
   type LeaseAnswer,
   type NewAsk,
   type NewSession,
   type NewToolCall,
+  resumedLease,
   type Session,
   type SessionStore,
   type StartOrQueue,
@@ -51,7 +53,7 @@ export class MemoryHotPath implements SessionStore {
     const held = this.tables.leases.get(sessionId);
     const free = !held || held.owner === lease.owner || held.until <= lease.now || held.owner === lease.displace;
     if (!free) return { taken: false, holder: held.owner };
-    this.tables.leases.set(sessionId, { owner: lease.owner, until: lease.now + lease.ttlMs });
+    this.tables.leases.set(sessionId, heldUntil(lease));
     return { taken: true, session: copy(session) };
   }
 
@@ -178,9 +180,8 @@ export class MemoryHotPath implements SessionStore {
     const session = this.tables.mustGet(ask.sessionId);
     if (resolution.resultMessage) this.tables.messages.get(ask.sessionId)!.push(copy(resolution.resultMessage));
     if (resolution.sessionStatus !== null) session.status = resolution.sessionStatus;
-    const { lease } = resolution;
-    if (lease && resolution.sessionStatus === "running")
-      this.tables.leases.set(session.id, { owner: lease.owner, until: lease.now + lease.ttlMs });
+    const lease = resumedLease(resolution);
+    if (lease) this.tables.leases.set(session.id, lease);
     session.recoveryAttempts = 0;
     if (resolution.outcome) session.lastOutcome = resolution.outcome;
     session.updatedAt = resolution.now;

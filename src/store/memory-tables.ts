@@ -4,6 +4,7 @@ import {
   type Ask,
   type AuditEntry,
   conversationKey,
+  heldUntil,
   type LeaseAnswer,
   type NewAsk,
   type NewSession,
@@ -76,7 +77,7 @@ export class MemoryTables {
     const held = this.postClaims.get(key);
     const free = !held || held.owner === lease.owner || held.until <= lease.now || held.owner === lease.displace;
     if (!free) return { taken: false, holder: held.owner };
-    this.postClaims.set(key, { owner: lease.owner, until: lease.now + lease.ttlMs });
+    this.postClaims.set(key, heldUntil(lease));
     return { taken: true };
   }
 

@@ -13,6 +13,16 @@ const assistantAsk = (id: string): ChatMessage => ({
   role: "assistant",
   content: [{ type: "tool_use", id, name: "ask_user", input: { question: "Q?" } }],
 });
+/** A yes from U1 that resumes the turn. */
+const answered = (askId: string, toolUseId: string, now: number) => ({
+  status: "answered" as const,
+  answer: { value: true },
+  answeredBy: "U1",
+  resultMessage: { role: "user" as const, content: [{ type: "tool_result" as const, tool_use_id: toolUseId, content: "yes" }] },
+  sessionStatus: "running" as const,
+  audit: { actor: "U1", action: "ask-answered", target: askId, outcome: "answered", at: now },
+  now,
+});
 const spec = (() => {
   const result = parseAskSpec({ type: "confirm", question: "Q?" }, 60);
   if (!result.ok) throw new Error(result.error);
@@ -238,15 +248,7 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
         await store.takeTurn("S1", a);
         const ask = { id: "A1", toolUseId: "toolu_1", spec, siblingResults: [], deadline: 1000 };
         await store.commitStep("S1", { messages: [assistantAsk("toolu_1")], usage: USAGE, ask, now: 3 });
-        await store.resolveAsk("A1", {
-          status: "answered",
-          answer: { value: true },
-          answeredBy: "U1",
-          resultMessage: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "yes" }] },
-          sessionStatus: "running",
-          audit: { actor: "U1", action: "ask-answered", target: "A1", outcome: "answered", at: 4 },
-          now: 4,
-        });
+        await store.resolveAsk("A1", answered("A1", "toolu_1", 4));
         expect(await heldBy(a.owner)).toBeNull();
         // A step that does not end the turn keeps it.
         await store.takeTurn("S1", a);
@@ -266,16 +268,7 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
         await store.takeTurn("S1", a);
         const second = { id: "A2", toolUseId: "toolu_2", spec, siblingResults: [], deadline: 1000 };
         await store.commitStep("S1", { messages: [assistantAsk("toolu_2")], usage: USAGE, ask: second, now: 10 });
-        await store.resolveAsk("A2", {
-          status: "answered",
-          answer: { value: true },
-          answeredBy: "U1",
-          resultMessage: { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_2", content: "yes" }] },
-          sessionStatus: "running",
-          lease: { ...a, now: 11 },
-          audit: { actor: "U1", action: "ask-answered", target: "A2", outcome: "answered", at: 11 },
-          now: 11,
-        });
+        await store.resolveAsk("A2", { ...answered("A2", "toolu_2", 11), lease: { ...a, now: 11 } });
         expect(await heldBy(a.owner)).toBe(true);
         expect(await store.takeTurn("S1", { ...b, now: 11 + a.ttlMs })).toMatchObject({ taken: true });
       }));
