@@ -1,8 +1,5 @@
 import {
-  ActionRowBuilder,
   type APIMessage,
-  ButtonBuilder,
-  ButtonStyle,
   Client,
   DiscordAPIError,
   Events,
@@ -15,7 +12,6 @@ import {
   ThreadAutoArchiveDuration,
 } from "discord.js";
 import type { AdminHandler, Conversation, ServingAdapter } from "../../src/ports/conversation.js";
-import type { SessionId } from "../../src/ports/ids.js";
 import type { Logger } from "../../src/ports/logger.js";
 import type { AskPlace, CardView, PostCardOptions, ProgressView, ReplyOptions, Settlement } from "../../src/ports/platform-adapter.js";
 import type { RichText } from "../../src/ports/rich-text.js";
@@ -24,7 +20,6 @@ import { AnswerDrafts } from "./answer-drafts.js";
 import { cardNonce, findCardMessageId, replyNonce } from "./card-lookup.js";
 import { type DiscordCardRef, readCardRef, writeCardRef } from "./card-ref.js";
 import { catchUp } from "./catch-up.js";
-import { componentId } from "./custom-id.js";
 import { toDiscordMarkdown } from "./discord-dialect.js";
 import { describeError, messageFacts } from "./discord-facts.js";
 import { gatewayRefusal, loginRefusal } from "./gateway-refusal.js";
@@ -36,6 +31,7 @@ import { type DiscordMessageBody, renderCard } from "./render-card.js";
 import { renderSettledCard } from "./render-settlement.js";
 import { SeenIds } from "./seen-ids.js";
 import { splitMessage } from "./split-message.js";
+import { StatusMessages } from "./status-messages.js";
 
 export interface DiscordAdapterOptions {
   token: string;
@@ -62,8 +58,7 @@ export class DiscordAdapter implements ServingAdapter {
   private readonly client: Client;
   private readonly drafts = new AnswerDrafts();
   private readonly seenInteractions = new SeenIds();
-  /** turnKey → the status message and what it shows now; in memory, since a restart posts a new message. */
-  private readonly progressMessages = new Map<string, { channelId: string; messageId: string; content: string }>();
+  private readonly statusMessages: StatusMessages;
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(private readonly options: DiscordAdapterOptions) {
@@ -76,6 +71,7 @@ export class DiscordAdapter implements ServingAdapter {
       rest: { api: options.apiUrl ?? "https://discord.com/api" },
       allowedMentions: NO_MENTIONS,
     });
+    this.statusMessages = new StatusMessages(this.client.rest);
   }
 
   /** Logs in, wires gateway events to the core, and resolves once the guilds have arrived. */
@@ -120,6 +116,8 @@ export class DiscordAdapter implements ServingAdapter {
 
   async postCard(card: CardView, options: PostCardOptions = {}): Promise<string> {
     const body = renderCard(card, { plainReplies: this.options.messageContent !== false });
+    const placed = await this.statusMessages.replace(options.inPlaceOf, body);
+    if (placed) return writeCardRef(placed);
     const found = options.mayExist ? await this.findCard(card) : undefined;
     if (found) {
       // Adopted: drawn again, since the card an earlier process posted shows an earlier deadline.
@@ -174,6 +172,8 @@ export class DiscordAdapter implements ServingAdapter {
     for (const [piece, content] of splitMessage(markdown).entries()) {
       // A turn's answer re-posted after a crash, within Discord's nonce window, returns the message that went out.
       const once = replyKey ? { nonce: replyNonce(replyKey, piece), enforce_nonce: true } : {};
+      const body = { content, components: [], allowed_mentions: NO_MENTIONS };
+      if (piece === 0 && (await this.statusMessages.replace(options.inPlaceOf, body))) continue;
       await this.send(conversation.thread, { content, allowed_mentions: NO_MENTIONS, ...once });
     }
   }
@@ -194,24 +194,7 @@ export class DiscordAdapter implements ServingAdapter {
   }
 
   async showProgress(progress: ProgressView): Promise<void> {
-    const channelId = progress.conversation.thread;
-    const text = toDiscordMarkdown(progress.text);
-    const content = progress.done ? `-# ${text}` : progress.waiting ? `⏸ ${text}` : `⏳ ${text}`;
-    const components = progress.done ? [] : [stopRow(progress.sessionId).toJSON()];
-    const existing = this.progressMessages.get(progress.turnKey);
-    // Nothing was shown for this turn (a Stop before any step, or a restart since): there is nothing to end.
-    if (progress.done && !existing) return;
-    // A resume that suspends again within the first interval holds the very text it showed: no call.
-    if (!progress.done && existing?.content === content) return;
-    if (progress.done) this.progressMessages.delete(progress.turnKey);
-    if (existing) {
-      const body = { content, components, allowed_mentions: NO_MENTIONS };
-      await this.client.rest.patch(Routes.channelMessage(existing.channelId, existing.messageId), { body });
-      if (!progress.done) existing.content = content;
-      return;
-    }
-    const message = await this.send(channelId, { content, components, allowed_mentions: NO_MENTIONS });
-    if (!progress.done) this.progressMessages.set(progress.turnKey, { channelId, messageId: message.id, content });
+    await this.statusMessages.show(progress);
   }
 
   placeAsk(place: AskPlace): Promise<ConversationRef> {
@@ -261,13 +244,4 @@ export class DiscordAdapter implements ServingAdapter {
       .finally(() => this.inFlight.delete(promise));
     this.inFlight.add(promise);
   }
-}
-
-function stopRow(sessionId: SessionId): ActionRowBuilder<ButtonBuilder> {
-  return new ActionRowBuilder<ButtonBuilder>().addComponents(
-    new ButtonBuilder()
-      .setCustomId(componentId({ kind: "stop", sessionId }))
-      .setLabel("Stop")
-      .setStyle(ButtonStyle.Danger),
-  );
 }

@@ -22,7 +22,7 @@ const STATUS_DIALECT: RichTextDialect = {
 /** A turn's status line; a Stop button while the turn runs, none once it is over. */
 export function renderProgress(progress: ProgressView): SlackMessage {
   const status = truncate(renderRichText(progress.text, STATUS_DIALECT), STATUS_CHARS);
-  const line = progress.done ? status : progress.waiting ? `⏸ ${status}` : `⏳ ${status}`;
+  const line = progress.done ? status : `⏳ ${status}`;
   return {
     text: line,
     blocks: [

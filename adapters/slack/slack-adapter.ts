@@ -19,11 +19,11 @@ import { placeSlackAsk } from "./place-ask.js";
 import { postingClient, postOnce } from "./post-once.js";
 import { mentionsRefusedToken, refusedToken } from "./refused-token.js";
 import { renderCard } from "./render-card.js";
-import { renderProgress } from "./render-progress.js";
 import { renderSettledCard } from "./render-settled.js";
 import { toMrkdwn } from "./slack-dialect.js";
 import { SLACK_LIMITS, SLACK_MAX_BODY_BYTES } from "./slack-limits.js";
 import { registerListeners } from "./slack-listeners.js";
+import { StatusMessages } from "./status-messages.js";
 import { searchThread } from "./thread-search.js";
 import { ThreadStatus } from "./thread-status.js";
 
@@ -56,13 +56,11 @@ export class SlackAdapter implements ServingAdapter {
   private readonly postBackoffMs: number | undefined;
   private readonly actors: ActorDirectory;
   private identity: { botToken: string; botId: string; botUserId: string; teamId: string } | undefined;
-  /** turnKey → the status message's ts and what it shows now, so an edit that changes nothing is not sent. */
-  private readonly progressMessages = new Map<string, { ts: Promise<string | undefined>; shown: string }>();
   private readonly socketMode: boolean;
   /** Socket Mode's WebSocket client, whose connection state /readyz reports; absent in HTTP mode. */
   private readonly socket: SocketModeReceiver["client"] | undefined;
   private socketUp = false;
-  private readonly threadStatus: ThreadStatus;
+  private readonly statusMessages: StatusMessages;
   private readonly gate = new EventAckGate();
   private listeningPort: number | undefined;
   private front: AckFront | undefined;
@@ -101,7 +99,7 @@ export class SlackAdapter implements ServingAdapter {
       receiver: socketReceiver ?? httpReceiver(options.signingSecret, logger, options.routes ?? [], this.gate),
     });
     this.actors = new ActorDirectory(this.client, options.logger);
-    this.threadStatus = new ThreadStatus(this.client, options.logger);
+    this.statusMessages = new StatusMessages(this.client, new ThreadStatus(this.client, options.logger), options.logger);
   }
 
   /** The port actually listened on (useful with port 0). */
@@ -163,7 +161,13 @@ export class SlackAdapter implements ServingAdapter {
 
   async postCard(card: CardView, options: PostCardOptions = {}): Promise<string> {
     const message = renderCard(card);
-    const found = options.mayExist ? await this.findCard(card) : undefined;
+    const status = await this.statusMessages.replace(options.inPlaceOf, card.conversation, {
+      ...message,
+      metadata: cardMetadata(card.askId),
+    });
+    if (status.placed) return writeCardRef({ channel: card.conversation.channel, ts: status.placed });
+    // The status message is gone, or the edit's answer was lost: the card is looked for before it is posted.
+    const found = options.mayExist || status.failed ? await this.findCard(card) : undefined;
     if (found) {
       // Adopted: drawn again, since the card an earlier process posted shows an earlier deadline.
       await this.client.chat.update({ channel: found.channel, ts: found.ts, text: message.text, blocks: message.blocks });
@@ -231,6 +235,16 @@ export class SlackAdapter implements ServingAdapter {
         unfurl_links: false,
         ...(partKey ? { metadata: replyMetadata(partKey) } : {}),
       };
+      if (index === 0) {
+        const { text, blocks, metadata } = params;
+        const status = await this.statusMessages.replace(options.inPlaceOf, conversation, {
+          text,
+          blocks,
+          ...(metadata ? { metadata } : {}),
+        });
+        // A failed edit may have landed: a marked part is looked for before it is posted.
+        if (status.placed || (status.failed && partKey && (await this.findReply(conversation, partKey)))) continue;
+      }
       if (!partKey) {
         await this.client.chat.postMessage(params);
         continue;
@@ -271,26 +285,6 @@ export class SlackAdapter implements ServingAdapter {
   }
 
   async showProgress(progress: ProgressView): Promise<void> {
-    const message = renderProgress(progress);
-    const shown = JSON.stringify(message.blocks);
-    const previous = this.progressMessages.get(progress.turnKey);
-    // Nothing was shown for this turn (a Stop before any step, or a restart since): there is nothing to end.
-    if (progress.done && previous === undefined) return;
-    await this.threadStatus.show(progress.turnKey, progress.conversation, !progress.done && progress.waiting !== true);
-    // A resume that suspends again within the first interval holds the very text it showed: no call.
-    if (previous?.shown === shown) return;
-    const { channel, thread } = progress.conversation;
-    const posted = (async () => {
-      const ts = await previous?.ts;
-      if (ts) {
-        await this.client.chat.update({ channel, ts, text: message.text, blocks: message.blocks });
-        return ts;
-      }
-      const response = await this.client.chat.postMessage({ channel, thread_ts: thread, text: message.text, blocks: message.blocks });
-      return response.ts;
-    })();
-    if (progress.done) this.progressMessages.delete(progress.turnKey);
-    else this.progressMessages.set(progress.turnKey, { ts: posted.catch(() => undefined), shown });
-    await posted;
+    await this.statusMessages.show(progress);
   }
 }

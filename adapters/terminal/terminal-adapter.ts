@@ -39,6 +39,8 @@ export class TerminalAdapter implements PlatformAdapter {
   ) {}
 
   async postCard(card: CardView): Promise<string> {
+    // What the turn says next ends its status: the next step's "Thinking…" is printed again.
+    this.lastProgress = "";
     this.draw(card);
     return `terminal:${card.askId}`;
   }
@@ -53,6 +55,7 @@ export class TerminalAdapter implements PlatformAdapter {
   }
 
   async postMessage(_conversation: ConversationRef, markdown: string): Promise<void> {
+    this.lastProgress = "";
     this.write(`Parley: ${markdown}`);
   }
 
@@ -67,9 +70,9 @@ export class TerminalAdapter implements PlatformAdapter {
   async showProgress(progress: ProgressView): Promise<void> {
     const text = plain(progress.text);
     if (text === this.lastProgress) return;
-    this.lastProgress = progress.done || progress.waiting ? "" : text;
+    this.lastProgress = progress.done ? "" : text;
     // The card itself says who is awaited; the terminal prints only what the agent is doing.
-    if (!progress.done && !progress.waiting) this.write(`· ${text}`);
+    if (!progress.done) this.write(`· ${text}`);
   }
 
   /**

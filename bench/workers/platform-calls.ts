@@ -36,7 +36,7 @@ async function slack(): Promise<{ calls: number; byKind: Record<string, number> 
           () =>
             answered < QUESTIONS
               ? hasCard(harness, ts, answered + 1)
-              : harness.posted(ts).some((call) => call.params.text === `Done ${session}.`),
+              : harness.drawn(ts).some((message) => message.params.text === `Done ${session}.`),
           "the next card or the answer",
           60_000,
         );
@@ -54,7 +54,13 @@ async function slack(): Promise<{ calls: number; byKind: Record<string, number> 
 }
 
 function hasCard(harness: SlackHarness, ts: string, count: number): boolean {
-  return harness.posted(ts).filter((call) => JSON.stringify(call.params.blocks ?? "").includes('"ask:')).length >= count;
+  // A card is a message posted as one or a status line edited into one: the messages that ever showed ask controls.
+  const cards = new Set(
+    harness.slack.calls
+      .filter((call) => call.ok && JSON.stringify(call.params.blocks ?? "").includes('"ask:'))
+      .map((call) => String(call.method === "chat.update" ? call.params.ts : call.result.ts)),
+  );
+  return harness.drawn(ts).filter((message) => cards.has(message.ts)).length >= count;
 }
 
 async function discord(): Promise<{ calls: number; byKind: Record<string, number> }> {

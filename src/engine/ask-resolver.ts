@@ -3,7 +3,7 @@ import { describeAnswer } from "../ask/describe.js";
 import { type AskResult, resultText } from "../ask/result.js";
 import type { Actor, AnswerOutcome } from "../ports/conversation.js";
 import type { ChatMessage } from "../ports/model-client.js";
-import { type PlatformAdapter, type Settlement, turnKeyOf } from "../ports/platform-adapter.js";
+import type { PlatformAdapter, Settlement } from "../ports/platform-adapter.js";
 import { mention, rich } from "../ports/rich-text.js";
 import type { Ask, AskStatus, Session, SessionStore } from "../ports/session-store.js";
 import type { AskEndings } from "./ask-endings.js";
@@ -104,13 +104,9 @@ export class AskResolver {
       await this.deps.cards.settle(won, session, settlement);
       if (ask.spec.external) return;
       if (ask.spec.detached) this.deps.elicitations.settle(won, resolution.status, resolution.result.ok ? resolution.result.value : null);
-      else if (stop) {
-        const adapter = this.deps.adapterFor(session);
-        // The turn's status message was held for a resume that will not come: it ends here.
-        const view = { turnKey: turnKeyOf(session), sessionId: session.id, conversation: session.conversation };
-        await adapter.showProgress({ ...view, text: rich`Stopped`, done: true });
-        await adapter.postNotice(session.conversation, rich`⏹ Stopped by ${mention(actor?.id ?? "?")}.`);
-      } else await this.deps.turns.run(session.id, secret, now);
+      // A waiting turn shows no status line (its card took that place), so the notice is all there is to say.
+      else if (stop) await this.deps.adapterFor(session).postNotice(session.conversation, rich`⏹ Stopped by ${mention(actor?.id ?? "?")}.`);
+      else await this.deps.turns.run(session.id, secret, now);
     });
     return { kind: "accepted" };
   }

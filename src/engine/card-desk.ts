@@ -53,9 +53,10 @@ export class CardDesk {
 
   /**
    * Posts an ask's card and stores its reference; a failure leaves it for the sweeper to post again. `written` is
-   * the ask as this process just wrote it, its post claim with it (a turn's suspend).
+   * the ask as this process just wrote it, its post claim with it (a turn's suspend), and the turn whose status
+   * message the card replaces.
    */
-  async post(askId: string, written?: { ask: Ask; session: Session }): Promise<void> {
+  async post(askId: string, written?: { ask: Ask; session: Session; inPlaceOf?: string }): Promise<void> {
     if (!written) return this.postOnce(askId, undefined, false);
     try {
       await this.postCard(askId, written, false);
@@ -95,7 +96,11 @@ export class CardDesk {
     }
   }
 
-  private async postCard(askId: string, known: { ask: Ask; session: Session } | undefined, mayExist: boolean): Promise<void> {
+  private async postCard(
+    askId: string,
+    known: { ask: Ask; session: Session; inPlaceOf?: string } | undefined,
+    mayExist: boolean,
+  ): Promise<void> {
     try {
       const found = known ?? (await this.store.getAskWithSession(askId));
       if (found?.ask.status !== "pending" || found.ask.cardRef !== null) return;
@@ -106,7 +111,11 @@ export class CardDesk {
       // A card posted late (after a crash or a platform error) still gets its whole time, as the card says.
       const deadline = Math.max(ask.deadline, this.clock() + ask.spec.timeoutSeconds * 1000);
       const card = { ...this.view(ask, session), deadline };
-      const cardRef = await this.adapterFor(session).postCard(card, mayExist ? { mayExist } : {});
+      const inPlaceOf = known?.inPlaceOf;
+      const cardRef = await this.adapterFor(session).postCard(card, {
+        ...(mayExist ? { mayExist } : {}),
+        ...(inPlaceOf ? { inPlaceOf } : {}),
+      });
       const status = await this.store.setCardRef(askId, cardRef, deadline);
       // Answered (say, by a thread reply) while the card was on its way: settle it now, nobody else will.
       if (status !== undefined && status !== "pending") {

@@ -171,6 +171,7 @@ export class TurnRunner {
         this.deps.adapterFor(session),
         { turnKey: turnKeyOf(session), sessionId: session.id, conversation: session.conversation },
         this.deps.logger,
+        this.deps.clock,
       );
       const history = await store.loadMessages(sessionId);
       if (secret) withSecret(history, secret);
@@ -250,20 +251,20 @@ export class TurnRunner {
     const adapter = this.deps.adapterFor(session);
     const notice = (text: ReturnType<typeof rich>) => adapter.postNotice(session.conversation, text);
     switch (result.outcome) {
-      case "suspended":
-        // Held, not finished: the resume edits this same message, so a thread shows one status line per turn.
-        await progress.hold(
-          settings.answerPolicy === "thread" ? rich`Waiting for an answer` : rich`Waiting for ${mention(session.ownerId)}`,
-        );
-        await this.deps.cards.post(result.ask.id, { ask: result.ask, session });
+      case "suspended": {
+        // The card takes the status message's place: a slow step costs the card's one call, and nothing stale stays.
+        const asked = settings.answerPolicy === "thread" ? rich`Asked a question` : rich`Asked ${mention(session.ownerId)}`;
+        const inPlaceOf = await progress.handOver(asked);
+        await this.deps.cards.post(result.ask.id, { ask: result.ask, session, ...(inPlaceOf ? { inPlaceOf } : {}) });
         return;
-      case "completed":
-        await progress.finish(rich`Done`);
-        if (result.text) {
-          await adapter.postMessage(session.conversation, result.text, { replyKey: result.replyKey });
-          await this.deps.store.replyPosted(result.replyKey);
-        }
+      }
+      case "completed": {
+        if (!result.text) return progress.finish(rich`Done`);
+        const inPlaceOf = await progress.handOver(rich`Done`);
+        await adapter.postMessage(session.conversation, result.text, { replyKey: result.replyKey, ...(inPlaceOf ? { inPlaceOf } : {}) });
+        await this.deps.store.replyPosted(result.replyKey);
         return;
+      }
       case "max-iterations":
         await progress.finish(rich`Stopped`);
         await notice(rich`⚠️ I stopped after ${String(settings.maxIterations)} steps without finishing. Write again to continue.`);

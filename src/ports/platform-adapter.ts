@@ -26,6 +26,10 @@ export interface Settlement {
   stopped?: boolean;
 }
 
+/**
+ * A turn's status line while a step runs. It is the thread's newest message, and what the turn says next (a card,
+ * the answer) takes its place: edited into it, so no stale "Thinking…" stays behind and a slow step costs one call.
+ */
 export interface ProgressView {
   /** Stable for one turn, so the adapter edits one status message instead of posting many. */
   turnKey: string;
@@ -34,11 +38,6 @@ export interface ProgressView {
   text: RichText;
   /** The turn is over: remove the Stop button. With nothing shown yet for this turn, nothing needs showing. */
   done: boolean;
-  /**
-   * The turn waits on a person's answer: keep the message (and its Stop button) for the resume to edit, but show
-   * nothing busy (typing, "is thinking…"). One status message per turn, however many questions it asks.
-   */
-  waiting?: boolean;
 }
 
 export interface PostCardOptions {
@@ -47,6 +46,8 @@ export interface PostCardOptions {
    * platform's answer was lost): the adapter looks for it first and adopts it rather than post a second card.
    */
   mayExist?: boolean;
+  /** The turn (its key) whose status message, if one shows, becomes this card instead of a message of its own. */
+  inPlaceOf?: string;
 }
 
 /** How a turn's final answer is posted. */
@@ -55,6 +56,8 @@ export interface ReplyOptions {
   replyKey?: string;
   /** A re-post after a crash: look for a copy that went out before posting again. */
   mayExist?: boolean;
+  /** The turn (its key) whose status message, if one shows, becomes the answer's first part. */
+  inPlaceOf?: string;
 }
 
 /** Names a turn's status message and final answer: the same across the turn's suspends and resumes, new each turn. */
@@ -89,7 +92,7 @@ export interface PlatformAdapter {
   postNotice(conversation: ConversationRef, text: RichText): Promise<void>;
   /** Tells one person something only they see, where the platform allows. */
   notifyPrivately(conversation: ConversationRef, userId: string, text: RichText): Promise<void>;
-  /** Shows or updates the turn's status message; calls are already throttled by the engine. */
+  /** Shows or updates the turn's status message (see ProgressView); calls are already throttled by the engine. */
   showProgress(progress: ProgressView): Promise<void>;
   /**
    * The conversation an ask from the API is posted in: the channel checked, a thread started when none is given.

@@ -25,7 +25,8 @@ export interface DiscordCheckInput {
  * The crash suite's checks (invariants.ts) on a Discord run, plus what only Discord can lose: a user message that
  * Discord holds but the bot never stored. invariants.ts reads Slack's shape, so the Discord threads are presented
  * in it: every message a REST post created is a `chat.postMessage` (its components as an actions block, its thread
- * as `thread_ts`, its id as `ts`), and every one then gets one `chat.update` showing what it shows now. A post that
+ * as `thread_ts`, its id as `ts`), each edit with components a `chat.update`, and every message then gets one more
+ * `chat.update` showing what it shows now. A post that
  * Discord answered with an earlier message (the same `enforce_nonce` nonce) created nothing and is counted apart.
  */
 export function checkDiscordRun(input: DiscordCheckInput): CheckReport {
@@ -34,6 +35,12 @@ export function checkDiscordRun(input: DiscordCheckInput): CheckReport {
   const calls: RecordedSlackCall[] = [];
   const stats = { cardPostRequests: 0, cardPostsAnsweredByNonce: 0, lostMentions: 0, lostReplies: 0, userMessages: 0 };
   for (const call of input.restCalls) {
+    // An edit with components (a status line edited into a card, a settle) is shown as Slack's chat.update of it.
+    const edited = call.verb === "PATCH" && call.status === 200 ? /^\/channels\/\d+\/messages\/(\d+)$/.exec(call.path)?.[1] : undefined;
+    if (edited && created.has(edited) && call.body.components !== undefined) {
+      calls.push(slackShaped("chat.update", { ts: edited, blocks: actionsBlocks(call.body.components) }, edited));
+      continue;
+    }
     if (call.verb !== "POST" || !/^\/channels\/\d+\/messages$/.test(call.path) || call.status !== 200) continue;
     const message = call.result as Json;
     const id = String(message.id);

@@ -4,7 +4,7 @@ import { FAKE_BOT_USER_ID } from "../fakes/fake-slack-api.js";
 import type { SlackRequestSender } from "../fakes/fake-slack-signer.js";
 import { blockActions, messageEvent, slashCommand } from "../slack/slack-payloads.js";
 import { LET_EXPIRE } from "./chaos-model.js";
-import type { AskRow, SessionRow } from "./invariants.js";
+import { type AskRow, postsOf, type SessionRow } from "./invariants.js";
 import { actionIdsOf, sleep } from "./slack-proxy.js";
 
 export const CHAOS_CHANNEL = "C_CHAOS";
@@ -338,9 +338,7 @@ export class ChaosDriver {
   }
 
   private postedCards(): RecordedSlackCall[] {
-    return this.options.slack.calls.filter(
-      (call) => call.method === "chat.postMessage" && call.ok && actionIdsOf(call.params.blocks).some((id) => id.startsWith("ask:")),
-    );
+    return postsOf(this.options.slack.calls).filter((call) => actionIdsOf(call.params.blocks).some((id) => id.startsWith("ask:")));
   }
 
   private readFile(): DriverSnapshot {

@@ -97,7 +97,7 @@ export function checkInvariants(input: CheckInput): CheckReport {
   if (integrity !== "ok") fail(`PRAGMA integrity_check: ${integrity}`);
 
   // What Slack saw: every card posted (by ts) and every update of a ts.
-  const posts = input.slackCalls.filter((call) => call.method === "chat.postMessage" && call.ok);
+  const posts = postsOf(input.slackCalls);
   const postByTs = new Map(posts.map((call) => [String(call.result.ts), call]));
   const cardPostsByAsk = new Map<string, RecordedSlackCall[]>();
   for (const call of posts) {
@@ -341,4 +341,31 @@ function valueOfTap(spec: SpecShape, actionId: string): unknown {
   if (spec.type === "confirm") return index === "0";
   if (spec.type === "approval") return { decision: index === "0" ? "approve" : "deny" };
   return spec.options[Number(index)]?.value;
+}
+
+/**
+ * Every message as Slack first showed it: the posts, and a status line edited into what the turn said next (a card,
+ * an answer) counted as posted then, with that content, since that is when a person first saw it.
+ */
+export function postsOf(calls: readonly RecordedSlackCall[]): RecordedSlackCall[] {
+  const statusThreads = new Map<string, unknown>();
+  const posts: RecordedSlackCall[] = [];
+  const isStatus = (call: RecordedSlackCall) => actionIdsOf(call.params.blocks).some((id) => id.startsWith("stop:"));
+  for (const call of calls) {
+    if (!call.ok) continue;
+    const ts = String(call.method === "chat.update" ? call.params.ts : call.result.ts);
+    if (call.method === "chat.postMessage") {
+      posts.push(call);
+      if (isStatus(call)) statusThreads.set(ts, call.params.thread_ts);
+    } else if (call.method === "chat.update" && statusThreads.has(ts) && !isStatus(call)) {
+      posts.push({
+        ...call,
+        method: "chat.postMessage",
+        params: { ...call.params, thread_ts: statusThreads.get(ts) },
+        result: { ...call.result, ts },
+      });
+      statusThreads.delete(ts);
+    }
+  }
+  return posts;
 }

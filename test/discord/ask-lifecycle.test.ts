@@ -29,24 +29,65 @@ function settledContent(card: Record<string, unknown>): string {
 }
 
 describe("ending an ask on Discord", () => {
-  it("an answered ask costs three REST calls besides the tap's ack: settle, the next card or the answer, one status edit", async () => {
+  /** Two questions then an answer, each model step `delayMs` long: the REST calls made after each tap. */
+  async function answerThrough(delayMs: number): Promise<{ thread: string; calls: string[][] }> {
+    harness.anthropic.delayMs = delayMs;
     harness.anthropic.script(ask(PICK), ask({ ...PICK, question: "Really?" }), reply("Shipped."));
     const thread = await harness.mention(ALICE, "release");
     const tap = async (card: Record<string, unknown>, then: () => Promise<unknown>) => {
       const before = harness.discord.calls.length;
       harness.discord.click(ALICE, card, componentWith(card, /:opt:0$/).custom_id);
       await then();
+      await harness.quiet();
       const kind = (call: { method: string; path: string }) =>
         call.path.endsWith("/callback") ? "ack" : `${call.method} ${call.path.endsWith("/messages") ? "message" : "edit"}`;
       return harness.discord.calls.slice(before).map(kind);
     };
     const first = await harness.card(thread);
-    // The next question: the ack, settle, post the card; the held "Waiting for" line already says what it would say again.
     const second = await tap(first, () => harness.card(thread, first));
-    expect(second.sort()).toEqual(["PATCH edit", "POST message", "ack"]);
-    // The last answer: the ack, settle, post the answer, edit the status to "Done".
     const last = await tap(await harness.card(thread, first), () => harness.botSays(thread, /Shipped\./));
-    expect(last.sort()).toEqual(["PATCH edit", "PATCH edit", "POST message", "ack"]);
+    return { thread, calls: [second, last] };
+  }
+
+  /** Bot messages in the thread that still show a turn at work: a Stop button or ⏳. */
+  const stale = (thread: string) =>
+    harness.discord.botMessagesIn(thread).filter((message) => /stop:|⏳/.test(JSON.stringify([message.content, message.components])));
+
+  it("an answered ask with quick steps costs two REST calls besides the tap's ack: the settle, the next card or the answer", async () => {
+    const { thread, calls } = await answerThrough(0);
+    expect(calls.map((kinds) => kinds.sort())).toEqual([
+      ["PATCH edit", "POST message", "ack"],
+      ["PATCH edit", "POST message", "ack"],
+    ]);
+    expect(stale(thread)).toEqual([]);
+  });
+
+  it("an answered ask with slow steps costs three: the settle, the status line, and that line edited into the next card or the answer", async () => {
+    const { thread, calls } = await answerThrough(1500);
+    expect(calls.map((kinds) => kinds.sort())).toEqual([
+      ["PATCH edit", "PATCH edit", "POST message", "ack"],
+      ["PATCH edit", "PATCH edit", "POST message", "ack"],
+    ]);
+    expect(stale(thread)).toEqual([]);
+    expect(String(harness.discord.botMessagesIn(thread).at(-1)?.content)).toBe("Shipped.");
+  });
+
+  it("a status line deleted before its card took its place: the card is posted as a message of its own", async () => {
+    harness.anthropic.delayMs = 1500;
+    harness.anthropic.script(ask(PICK));
+    const thread = await harness.mention(ALICE, "release", { quiet: false });
+    const status = await harness.until(
+      "the status line",
+      () => harness.discord.botMessagesIn(thread).find((message) => String(message.content).startsWith("⏳")),
+      { quiet: false },
+    );
+    harness.discord.forget(String(status.id));
+    const card = await harness.card(thread);
+    await harness.quiet();
+    expect(card.id).not.toBe(status.id);
+    expect(harness.discord.botMessagesIn(thread).filter((message) => customIds(message).some((id) => id.startsWith("ask:")))).toHaveLength(
+      1,
+    );
   });
 
   it("Cancel tells the model the ask was cancelled and settles the card", async () => {

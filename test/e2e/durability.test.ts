@@ -214,9 +214,9 @@ describe("durability", () => {
     expect(harness.adapter.cards.map((card) => card.spec.question)).toEqual(["Retry me?"]);
   });
 
-  it("a card or answer its turn is slow to post (a slow status line) is not posted beside it by this process's sweeper", async () => {
+  it("a card or answer its turn is slow to post (a platform answering slowly) is not posted beside it by this process's sweeper", async () => {
     let release: () => void = () => {};
-    harness.adapter.holdProgress = new Promise<void>((resolve) => (release = resolve));
+    harness.adapter.holdCardPosts = new Promise<void>((resolve) => (release = resolve));
     fake.script(ask({ type: "confirm", question: "Slow status?" }), reply("Slow answer."));
     const say = (eventId: string, text: string) =>
       harness.engine.handleMessage({ eventId, conversation: CONVERSATION, author: OWNER, text, addressedToBot: true });
@@ -225,7 +225,7 @@ describe("durability", () => {
     };
     await say("E-slow-1", "go");
     await settledBy(async () => (await harness.store.findSession(CONVERSATION))?.status === "waiting");
-    // The card's turn waits on its status line; the sweep comes when the unposted card is old enough to look lost.
+    // The card's post is under way; the sweep comes when the unposted card is old enough to look lost.
     now += UNPOSTED_GRACE_MS + 1;
     await harness.engine.sweep();
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -233,7 +233,7 @@ describe("durability", () => {
     await harness.engine.idle();
     expect(harness.adapter.cards.map((card) => card.spec.question)).toEqual(["Slow status?"]);
 
-    harness.adapter.holdProgress = new Promise<void>((resolve) => (release = resolve));
+    harness.adapter.holdMessages = new Promise<void>((resolve) => (release = resolve));
     await harness.engine.answer(harness.lastCard().askId, OWNER, { kind: "option", index: 0 });
     await settledBy(async () => (await harness.store.listPendingReplies(Number.MAX_SAFE_INTEGER, 10)).length > 0);
     now += UNPOSTED_GRACE_MS + 1;

@@ -68,8 +68,9 @@ describe("a busy model is waited out", () => {
         "Claude is busy (overloaded, 529); retrying in 20 s (attempt 4)",
       ]),
     );
-    expect(harness.adapter.progress.at(-1)).toMatchObject({ done: true });
-    expect(statusTexts().at(-1)).toBe("Done");
+    // The answer takes the status line's place (edited into it), so no "Done" edit is sent after it.
+    expect(harness.adapter.progress.at(-1)).toMatchObject({ done: false });
+    expect(harness.adapter.messages.at(-1)?.options?.inPlaceOf).toBe(harness.adapter.progress.at(-1)?.turnKey);
     expect(slept.reduce((sum, ms) => sum + ms, 0)).toBe(35_000);
     // Each retry sends the same history: the failed attempts left nothing behind.
     expect(fake.requests.map((request) => request.body.messages.length)).toEqual([1, 1, 1, 1]);

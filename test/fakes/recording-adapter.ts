@@ -1,6 +1,13 @@
 import type { AdminReply } from "../../src/ports/conversation.js";
 import type { Platform } from "../../src/ports/ids.js";
-import type { CardView, PlatformAdapter, ProgressView, ReplyOptions, Settlement } from "../../src/ports/platform-adapter.js";
+import type {
+  CardView,
+  PlatformAdapter,
+  PostCardOptions,
+  ProgressView,
+  ReplyOptions,
+  Settlement,
+} from "../../src/ports/platform-adapter.js";
 import { type RichText, type RichTextDialect, renderRichText } from "../../src/ports/rich-text.js";
 import type { ConversationRef } from "../../src/ports/session-store.js";
 
@@ -25,6 +32,8 @@ export function recordedAdminReply(reply: AdminReply): string {
 export class RecordingAdapter implements PlatformAdapter {
   readonly platform: Platform;
   readonly cards: CardView[] = [];
+  /** The options each card in `cards` was posted with. */
+  readonly cardOptions: PostCardOptions[] = [];
   readonly settled: Array<{ card: CardView; settlement: Settlement }> = [];
   readonly messages: Array<{ conversation: ConversationRef; text: string; options?: ReplyOptions }> = [];
   readonly notices: Array<{ userId: string; text: string }> = [];
@@ -33,8 +42,8 @@ export class RecordingAdapter implements PlatformAdapter {
   failCardPosts = 0;
   /** Set to make card posts wait until it resolves, as a slow platform would. */
   holdCardPosts: Promise<void> | undefined;
-  /** Set to make status-line updates wait until it resolves (a slow platform, or one answering 429s). */
-  holdProgress: Promise<void> | undefined;
+  /** Set to make final answers wait until it resolves, as a slow platform would. */
+  holdMessages: Promise<void> | undefined;
   /** Set to make the next messages (final answers) fail. */
   failMessages = 0;
   /** Set to make the next card settles fail. */
@@ -45,13 +54,14 @@ export class RecordingAdapter implements PlatformAdapter {
     this.platform = platform;
   }
 
-  async postCard(card: CardView): Promise<string> {
+  async postCard(card: CardView, options: PostCardOptions = {}): Promise<string> {
     await this.holdCardPosts;
     if (this.failCardPosts > 0) {
       this.failCardPosts--;
       throw new Error("platform unavailable");
     }
     this.cards.push(card);
+    this.cardOptions.push(options);
     return `card-${++this.cardCounter}`;
   }
 
@@ -64,6 +74,7 @@ export class RecordingAdapter implements PlatformAdapter {
   }
 
   async postMessage(conversation: ConversationRef, text: string, options?: ReplyOptions): Promise<void> {
+    await this.holdMessages;
     if (this.failMessages > 0) {
       this.failMessages--;
       throw new Error("platform unavailable");
@@ -80,7 +91,6 @@ export class RecordingAdapter implements PlatformAdapter {
   }
 
   async showProgress(progress: ProgressView): Promise<void> {
-    await this.holdProgress;
     this.progress.push(progress);
   }
 }

@@ -38,12 +38,10 @@ describe("a busy model, as a Slack thread shows it", () => {
         expect.stringContaining("Claude is busy (overloaded, 529); retrying in 10 s (attempt 3)"),
       ]),
     );
-    expect(JSON.stringify(harness.updatesOf(String(status.result.ts)).at(-1)!.params.blocks)).toContain("Done");
-    const answers = harness
-      .posted(ts)
-      .filter((call) => JSON.stringify(call.params.blocks ?? "").includes('"type":"markdown"'))
-      .map((call) => String(call.params.text));
-    expect(answers).toEqual(["Here is the summary."]);
+    // The status line became the answer: one message, no "Done" edit, no Stop button left.
+    const drawn = harness.drawn(ts);
+    expect(drawn.map((message) => String(message.params.text))).toEqual(["Here is the summary."]);
+    expect(drawn[0]!.ts).toBe(String(status.result.ts));
     expect(slept.reduce((sum, ms) => sum + ms, 0)).toBe(15_000);
   });
 });

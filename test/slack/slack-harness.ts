@@ -178,14 +178,35 @@ export class SlackHarness {
     return this.slack.callsOf("chat.postMessage").filter((call) => call.ok && call.params.thread_ts === thread);
   }
 
-  /** The newest card (a posted message with ask controls) in a thread. */
+  /**
+   * Every message of a thread as the bot last drew it: posted, then edited (a status line edited into a card or the
+   * answer), oldest first.
+   */
+  drawn(thread: string): Array<{ ts: string; params: Record<string, unknown> }> {
+    const latest = new Map<string, Record<string, unknown>>();
+    for (const call of this.slack.calls) {
+      if (!call.ok) continue;
+      if (call.method === "chat.postMessage" && call.params.thread_ts === thread) latest.set(String(call.result.ts), call.params);
+      else if (call.method === "chat.update" && latest.has(String(call.params.ts))) latest.set(String(call.params.ts), call.params);
+    }
+    return [...latest].map(([ts, params]) => ({ ts, params }));
+  }
+
+  /** The newest card (a message posted with ask controls, or a status line edited into one) in a thread. */
   card(thread: string): PostedCard {
-    const call = [...this.posted(thread)].reverse().find((entry) => actionIdsOf(entry.params.blocks).some((id) => id.startsWith("ask:")));
+    const inThread = new Set(this.drawn(thread).map((message) => message.ts));
+    const calls = this.slack.calls.filter(
+      (call) =>
+        call.ok &&
+        ((call.method === "chat.postMessage" && call.params.thread_ts === thread) ||
+          (call.method === "chat.update" && inThread.has(String(call.params.ts)))),
+    );
+    const call = calls.reverse().find((entry) => actionIdsOf(entry.params.blocks).some((id) => id.startsWith("ask:")));
     if (!call) throw new Error(`no card in thread ${thread}`);
     const actionIds = actionIdsOf(call.params.blocks);
     const askId = actionIds[0]?.split(":")[1] ?? "";
     return {
-      ts: String(call.result.ts),
+      ts: String(call.method === "chat.update" ? call.params.ts : call.result.ts),
       askId,
       actionIds,
       blocks: call.params.blocks as Array<Record<string, unknown>>,

@@ -140,8 +140,10 @@ describe("Slack round trip through real Bolt", () => {
     await waitFor(() => harness.posted(next).some((call) => call.params.text === "Here is a recipe."), "the recipe in its own thread");
   });
 
-  it("an answered ask costs at most three Web API calls: settle, the next card or the answer, one status edit; none stale", async () => {
+  /** Three questions then an answer, each model step `delayMs` long: the Web API methods called after each tap. */
+  async function answerThrough(delayMs: number): Promise<{ ts: string; calls: string[][] }> {
     harness.slack.threadStatusRefusedIn.add(CHANNEL);
+    harness.anthropic.delayMs = delayMs;
     harness.anthropic.script(
       ask({ question: "Which environment?", candidates: ["staging", "production"] }),
       ask({ question: "Which region?", candidates: ["eu", "us"] }),
@@ -150,22 +152,66 @@ describe("Slack round trip through real Bolt", () => {
     const ts = nextTs();
     await deliver(messageEvent("app_mention", { user: ALICE, text: `<@${FAKE_BOT_USER_ID}> deploy`, ts }));
     await harness.settle("handleMessage", 1);
-    const tap = async (count: number) => {
+    await harness.engine.idle();
+    const calls: string[][] = [];
+    for (let count = 1; count <= 2; count++) {
       const card = harness.card(ts);
       const before = harness.slack.calls.length;
       await tapCard(harness.sender, { card, thread: ts, user: ALICE, button: 1, responseUrl: harness.responseUrl });
       await harness.settle("answer", count);
-      return harness.slack.calls.slice(before).map((call) => call.method);
-    };
-    // The next question: settle, post the card; the held "Waiting for" line already says what it would say again.
-    expect((await tap(1)).sort()).toEqual(["chat.postMessage", "chat.update"]);
-    // The last answer: settle, post the answer, edit the status to "Done".
-    expect((await tap(2)).sort()).toEqual(["chat.postMessage", "chat.update", "chat.update"]);
-    const statuses = harness.posted(ts).filter((call) => JSON.stringify(call.params.blocks ?? "").includes("stop:"));
-    expect(statuses).toHaveLength(1);
-    expect(JSON.stringify(harness.updatesOf(String(statuses[0]!.result.ts)).at(-1)!.params.blocks)).toContain("Done");
+      await harness.engine.idle();
+      calls.push(harness.slack.calls.slice(before).map((call) => call.method));
+    }
+    return { ts, calls };
+  }
+
+  /** Messages in the thread that still show a turn at work (a Stop button or ⏳) once it is over. */
+  const stale = (ts: string) => harness.drawn(ts).filter((message) => /stop:|⏳/.test(JSON.stringify(message.params)));
+
+  it("an answered ask with quick steps costs two Web API calls: the settle, then the next card or the answer", async () => {
+    const { ts, calls } = await answerThrough(0);
+    expect(calls.map((methods) => methods.sort())).toEqual([
+      ["chat.postMessage", "chat.update"],
+      ["chat.postMessage", "chat.update"],
+    ]);
+    expect(stale(ts)).toEqual([]);
     // No step took a second, so nothing was shown busy: no thread status call at all.
     expect(harness.slack.callsOf("assistant.threads.setStatus")).toEqual([]);
+  });
+
+  it("an answered ask with slow steps costs three: the settle, the status line, and that line edited into the next card or the answer", async () => {
+    const { ts, calls } = await answerThrough(1500);
+    expect(calls).toEqual([
+      ["chat.update", "chat.postMessage", "chat.update"],
+      ["chat.update", "chat.postMessage", "chat.update"],
+    ]);
+    const drawn = harness.drawn(ts);
+    // The mention's status line became the first card, each resume's the next card, the last one the answer.
+    expect(drawn.map((message) => JSON.stringify(message.params.blocks))).toEqual([
+      expect.stringContaining("Which environment?"),
+      expect.stringContaining("Which region?"),
+      expect.stringContaining("Deployed."),
+    ]);
+    expect(drawn.at(-1)!.params.metadata).toMatchObject({ event_type: "parley_reply" });
+    expect(stale(ts)).toEqual([]);
+  });
+
+  it("a status line deleted before its card took its place: the card is looked for, then posted, once", async () => {
+    harness.slack.threadStatusRefusedIn.add(CHANNEL);
+    harness.anthropic.delayMs = 1500;
+    harness.anthropic.script(ask({ type: "confirm", question: "Proceed?" }));
+    const ts = nextTs();
+    await deliver(messageEvent("app_mention", { user: ALICE, text: `<@${FAKE_BOT_USER_ID}> go`, ts }));
+    await waitFor(() => harness.drawn(ts).length > 0, "the status line");
+    // Someone deletes the status line while the step runs: Slack answers the card's edit with message_not_found.
+    const status = harness.slack.messages.findIndex((message) => message.threadTs === ts);
+    harness.slack.messages.splice(status, 1);
+    await harness.settle("handleMessage", 1);
+    await harness.engine.idle();
+    expect(harness.slack.callsOf("chat.update").map((call) => call.error)).toEqual(["message_not_found"]);
+    const cards = harness.posted(ts).filter((call) => JSON.stringify(call.params.blocks).includes("Proceed?"));
+    expect(cards).toHaveLength(1);
+    expect(harness.card(ts).ts).toBe(String(cards[0]!.result.ts));
   });
 
   it("acknowledges a mention only once it is stored, so a crash before the store leaves Slack to redeliver it", async () => {
@@ -225,7 +271,7 @@ describe("Slack round trip through real Bolt", () => {
     const ts = nextTs();
     await deliver(messageEvent("app_mention", { user: ALICE, text: `<@${FAKE_BOT_USER_ID}> explain`, ts }));
     await harness.settle("handleMessage", 1);
-    const answers = harness.posted(ts).filter((call) => JSON.stringify(call.params.blocks ?? "").includes('"type":"markdown"'));
+    const answers = harness.drawn(ts).filter((message) => JSON.stringify(message.params.blocks ?? "").includes('"type":"markdown"'));
     const texts = answers.map((call) => (call.params.blocks as Array<{ text: string }>)[0]!.text);
     expect(texts.length).toBeGreaterThan(2);
     expect(texts.every((text) => text.length <= 12000)).toBe(true);
@@ -234,8 +280,10 @@ describe("Slack round trip through real Bolt", () => {
     expect(texts.join("\n\n")).toContain("Paragraph 59:");
     const statuses = harness.slack.callsOf("assistant.threads.setStatus").map((call) => call.params.status);
     expect(statuses).toEqual(["is thinking…", ""]);
-    const progress = harness.posted(ts).find((call) => JSON.stringify(call.params.blocks ?? "").includes("stop:"))!;
-    expect(JSON.stringify(harness.updatesOf(String(progress.result.ts)).at(-1)!.params.blocks)).toContain("Done");
+    // The status line became the answer's first part: no Stop button and no "Thinking…" left in the thread.
+    const drawn = harness.drawn(ts);
+    expect(drawn).toHaveLength(texts.length);
+    expect(drawn.filter((message) => /stop:|⏳/.test(JSON.stringify(message.params)))).toEqual([]);
   });
 
   it("answers /healthz when the database answers and /readyz when Slack is connected too, on its own listener", async () => {
