@@ -23,7 +23,7 @@ import {
 } from "../src/ports/session-store.js";
 import { checkVersion, readContent, replyRow, writeContent, writeToolResult } from "./records.js";
 import { translateStoreErrors } from "./sqlite-errors.js";
-import { SESSION_COLUMNS, type SessionRow, toAsk, toSession, toToolCall } from "./sqlite-rows.js";
+import { ASK_COLUMNS, askRowOf, sessionRowOf, toAsk, toSession, toToolCall } from "./sqlite-rows.js";
 import { type ClaimParameters, newAskParameters, prepareStatements, type Statements } from "./sqlite-statements.js";
 
 /** How long a settled mark waits for a write transaction to go with before it is written alone. */
@@ -58,17 +58,17 @@ export class SqliteHotPath implements SessionStore {
     const key = conversationKey(conversation);
     this.statements.insertSession.run({ id: input.id, key, ...conversation, owner: input.ownerId, now: input.now });
     // INSERT OR IGNORE: a concurrent creator for the same thread wins, and both read the one row.
-    return toSession(this.statements.sessionByKey.get(key)!);
+    return toSession(sessionRowOf(this.statements.sessionByKey.get(key)!));
   }
 
   async getSession(id: string): Promise<Session | undefined> {
-    const row = this.statements.sessionById.get(id);
-    return row ? toSession(row) : undefined;
+    const values = this.statements.sessionById.get(id);
+    return values ? toSession(sessionRowOf(values)) : undefined;
   }
 
   async takeTurn(sessionId: string, lease: TurnLease): Promise<TurnLeaseAnswer> {
     const granted = this.statements.takeTurn.get(claimParameters(sessionId, lease));
-    if (granted) return { taken: true, session: toSession(granted) };
+    if (granted) return { taken: true, session: toSession(sessionRowOf(granted)) };
     const row = this.statements.leaseHolder.get(sessionId);
     return { taken: false, holder: row?.status === "running" ? row.lease_owner : null };
   }
@@ -97,21 +97,22 @@ export class SqliteHotPath implements SessionStore {
   }
 
   async findSession(conversation: ConversationRef): Promise<Session | undefined> {
-    const row = this.statements.sessionByKey.get(conversationKey(conversation));
-    return row ? toSession(row) : undefined;
+    const values = this.statements.sessionByKey.get(conversationKey(conversation));
+    return values ? toSession(sessionRowOf(values)) : undefined;
   }
 
   async loadMessages(sessionId: string): Promise<ChatMessage[]> {
-    return this.statements.messages.all(sessionId).map((row) => {
-      checkVersion("message", row.v);
-      return { role: row.role, content: readContent(row.content) };
+    return this.statements.messages.all(sessionId).map(([version, role, content]) => {
+      checkVersion("message", version);
+      return { role, content: readContent(content) };
     });
   }
 
   async startTurnOrQueue(sessionId: string, message: ChatMessage | null, now: number, eventId?: string): Promise<StartOrQueue> {
     return this.immediate((): StartOrQueue => {
-      const row = this.statements.sessionById.get(sessionId);
-      if (!row) throw new Error(`no session ${sessionId}`);
+      const values = this.statements.sessionById.get(sessionId);
+      if (!values) throw new Error(`no session ${sessionId}`);
+      const row = sessionRowOf(values);
       if (row.status === "waiting") return "waiting";
       if (eventId !== undefined && this.statements.claimEvent.run(eventId, now).changes === 0) return "duplicate";
       if (row.status === "running") {
@@ -163,21 +164,19 @@ export class SqliteHotPath implements SessionStore {
   }
 
   async getAsk(askId: string): Promise<Ask | undefined> {
-    const row = this.statements.askById.get(askId);
-    return row ? toAsk(row) : undefined;
+    const values = this.statements.askById.get(askId);
+    return values ? toAsk(askRowOf(values)) : undefined;
   }
 
   async pendingAsk(sessionId: string): Promise<Ask | undefined> {
-    const row = this.statements.pendingAsk.get(sessionId);
-    return row ? toAsk(row) : undefined;
+    const values = this.statements.pendingAsk.get(sessionId);
+    return values ? toAsk(askRowOf(values)) : undefined;
   }
 
   async getAskWithSession(askId: string): Promise<{ ask: Ask; session: Session } | undefined> {
-    const row = this.statements.askWithSession.get(askId);
-    if (!row) return undefined;
-    const sessionRow: Record<string, unknown> = {};
-    for (const [column, alias] of PREFIXED_SESSION_COLUMNS) sessionRow[column] = row[alias];
-    return { ask: toAsk(row), session: toSession(sessionRow as unknown as SessionRow) };
+    const values = this.statements.askWithSession.get(askId);
+    if (!values) return undefined;
+    return { ask: toAsk(askRowOf(values)), session: toSession(sessionRowOf(values, ASK_COLUMNS.length)) };
   }
 
   async isStopRequested(sessionId: string): Promise<boolean> {
@@ -186,14 +185,15 @@ export class SqliteHotPath implements SessionStore {
 
   async resolveAsk(askId: string, resolution: AskResolution): Promise<Ask | undefined> {
     return this.immediate((): Ask | undefined => {
-      const claimed = this.statements.claimAsk.get({
+      const claimedValues = this.statements.claimAsk.get({
         id: askId,
         status: resolution.status,
         answer: resolution.answer ? JSON.stringify(resolution.answer) : null,
         by: resolution.answeredBy,
         now: resolution.now,
       });
-      if (!claimed) return undefined;
+      if (!claimedValues) return undefined;
+      const claimed = askRowOf(claimedValues);
       const { resultMessage } = resolution;
       const updated = this.statements.resumeSession.get({
         id: claimed.session_id,
@@ -280,9 +280,6 @@ export class SqliteHotPath implements SessionStore {
 }
 
 translateStoreErrors(SqliteHotPath.prototype);
-
-/** The session's columns and their aliases in a read that joins asks to sessions, built once (not per read). */
-const PREFIXED_SESSION_COLUMNS = SESSION_COLUMNS.map((column) => [column, `s_${column}`] as const);
 
 /** The resumed turn's lease as the session row's columns; nulls leave them as they are. */
 function leaseColumns(resolution: AskResolution): { leaseOwner: string | null; leaseUntil: number | null } {

@@ -28,7 +28,7 @@ export interface SessionRow {
   updated_at: number;
 }
 
-/** Every column of sessions, for reads that join it under a prefix. */
+/** The columns of sessions that toSession reads, in the order of the array reads that select them. */
 export const SESSION_COLUMNS = [
   "id",
   "v",
@@ -53,6 +53,38 @@ export const SESSION_COLUMNS = [
   "created_at",
   "updated_at",
 ] as const;
+
+/** The columns of asks that toAsk reads, in the order of the array reads that select them. */
+export const ASK_COLUMNS = [
+  "id",
+  "v",
+  "session_id",
+  "tool_use_id",
+  "spec",
+  "status",
+  "sibling_results",
+  "card_ref",
+  "deadline",
+  "answer",
+  "answered_by",
+  "created_at",
+  "ended_at",
+] as const;
+
+/**
+ * A row read as an array (a statement in raw mode) named by its select list, from `offset`. better-sqlite3 names
+ * each column of an object row through a call into V8, about 0.8 µs a column on this machine; an array row costs a
+ * third of that, and naming its values here a few nanoseconds each. The hot path's wide reads (a session is 22
+ * columns, an ask 13) go this way.
+ */
+export function namedRow<T>(columns: readonly string[], values: readonly unknown[], offset = 0): T {
+  const row: Record<string, unknown> = {};
+  for (let index = 0; index < columns.length; index++) row[columns[index]!] = values[offset + index];
+  return row as T;
+}
+
+export const sessionRowOf = (values: readonly unknown[], offset = 0) => namedRow<SessionRow>(SESSION_COLUMNS, values, offset);
+export const askRowOf = (values: readonly unknown[], offset = 0) => namedRow<AskRow>(ASK_COLUMNS, values, offset);
 
 /** A tool_calls row. */
 export interface ToolCallRow {

@@ -16,7 +16,7 @@ import { SqliteApiStore } from "./sqlite-api-store.js";
 import { translateStoreErrors } from "./sqlite-errors.js";
 import { SqliteHotPath } from "./sqlite-hot-path.js";
 import { SqliteMaintenance } from "./sqlite-maintenance.js";
-import { toAsk } from "./sqlite-rows.js";
+import { sessionRowOf, toAsk } from "./sqlite-rows.js";
 import { newAskParameters } from "./sqlite-statements.js";
 import { WalCheckpointer } from "./wal-checkpointer.js";
 
@@ -106,7 +106,7 @@ export class SqliteSessionStore extends SqliteHotPath implements Storage {
         const key = conversationKey(conversation);
         // A thread with a session keeps it (the insert is ignored); only an idle or failed one may wait on this ask.
         this.statements.insertSession.run({ id, key, ...conversation, owner: ownerId, now: input.now });
-        const session = this.statements.sessionByKey.get(key)!;
+        const session = sessionRowOf(this.statements.sessionByKey.get(key)!);
         if (session.status !== "idle" && session.status !== "failed") return { kind: "busy" };
         const { ask } = input;
         this.statements.insertAsk.run(newAskParameters(ask, session.id, input.now));

@@ -2,7 +2,11 @@ import type Database from "better-sqlite3";
 import type { ChatMessage } from "../src/ports/model-client.js";
 import type { Ask, NewAsk } from "../src/ports/session-store.js";
 import { RECORD_VERSION, writeSpec } from "./records.js";
-import { type AskRow, SESSION_COLUMNS, type SessionRow, type ToolCallRow } from "./sqlite-rows.js";
+import { ASK_COLUMNS, type AskRow, SESSION_COLUMNS, type SessionRow, type ToolCallRow } from "./sqlite-rows.js";
+
+/** The select lists of the array reads (see `namedRow`): a session's columns, an ask's, each under its table's name. */
+const SESSION_LIST = SESSION_COLUMNS.map((column) => `sessions.${column}`).join(", ");
+const ASK_LIST = ASK_COLUMNS.map((column) => `asks.${column}`).join(", ");
 
 interface StepParameters {
   id: string;
@@ -49,17 +53,18 @@ export function prepareStatements(db: Database.Database) {
       `INSERT OR IGNORE INTO sessions (id, v, conversation_key, platform, workspace, channel, thread, owner_id, status, created_at, updated_at)
        VALUES (@id, ${RECORD_VERSION}, @key, @platform, @workspace, @channel, @thread, @owner, 'idle', @now, @now)`,
     ),
-    sessionById: db.prepare<[string], SessionRow>("SELECT * FROM sessions WHERE id = ?"),
-    sessionByKey: db.prepare<[string], SessionRow>("SELECT * FROM sessions WHERE conversation_key = ?"),
+    // Array reads (raw mode): sessionRowOf / askRowOf name their values.
+    sessionById: db.prepare<[string], unknown[]>(`SELECT ${SESSION_LIST} FROM sessions WHERE id = ?`).raw(true),
+    sessionByKey: db.prepare<[string], unknown[]>(`SELECT ${SESSION_LIST} FROM sessions WHERE conversation_key = ?`).raw(true),
     ping: db.prepare<[], { one: number }>("SELECT 1 AS one FROM sessions LIMIT 1"),
     // Only for top-level DM messages; no index: a scan of sessions is well under a millisecond per thousand rows.
     waitingSessionIn: db.prepare<[string, string, string], SessionRow>(
       `SELECT * FROM sessions WHERE status = 'waiting' AND platform = ? AND workspace = ? AND channel = ?
        ORDER BY updated_at DESC, id LIMIT 1`,
     ),
-    messages: db.prepare<[string], { v: number; role: ChatMessage["role"]; content: string }>(
-      "SELECT v, role, content FROM messages WHERE session_id = ? ORDER BY seq",
-    ),
+    messages: db
+      .prepare<[string], [number, ChatMessage["role"], string]>("SELECT v, role, content FROM messages WHERE session_id = ? ORDER BY seq")
+      .raw(true),
     insertMessage: db.prepare(`INSERT INTO messages (session_id, seq, v, role, content) VALUES (?, ?, ${RECORD_VERSION}, ?, ?)`),
     beginTurn: db.prepare(
       `UPDATE sessions SET status = 'running', turn_count = turn_count + 1, turn_asks = 0, turn_iterations = 0,
@@ -97,12 +102,14 @@ export function prepareStatements(db: Database.Database) {
     ),
     deleteReply: db.prepare<[string]>("DELETE FROM pending_replies WHERE key = ?"),
     // The session comes back with its lease: a turn starts on this one statement.
-    takeTurn: db.prepare<ClaimParameters, SessionRow>(
-      `UPDATE sessions SET lease_owner = @owner, lease_until = @until
-       WHERE id = @id AND status = 'running'
-         AND (lease_owner IS NULL OR lease_owner = @owner OR lease_until <= @now OR lease_owner = @displace)
-       RETURNING *`,
-    ),
+    takeTurn: db
+      .prepare<ClaimParameters, unknown[]>(
+        `UPDATE sessions SET lease_owner = @owner, lease_until = @until
+         WHERE id = @id AND status = 'running'
+           AND (lease_owner IS NULL OR lease_owner = @owner OR lease_until <= @now OR lease_owner = @displace)
+         RETURNING ${SESSION_COLUMNS.join(", ")}`,
+      )
+      .raw(true),
     leaseHolder: db.prepare<[string], { lease_owner: string | null; status: string }>(
       "SELECT lease_owner, status FROM sessions WHERE id = ?",
     ),
@@ -128,12 +135,16 @@ export function prepareStatements(db: Database.Database) {
        WHERE key = @id AND (post_owner IS NULL OR post_owner = @owner OR post_until <= @now OR post_owner = @displace)`,
     ),
     replyPostHolder: db.prepare<[string], { post_owner: string | null }>("SELECT post_owner FROM pending_replies WHERE key = ?"),
-    askById: db.prepare<[string], AskRow>("SELECT * FROM asks WHERE id = ?"),
-    pendingAsk: db.prepare<[string], AskRow>("SELECT * FROM asks WHERE session_id = ? AND status = 'pending' LIMIT 1"),
-    claimAsk: db.prepare<{ id: string; status: string; answer: string | null; by: string | null; now: number }, AskRow>(
-      `UPDATE asks SET status = @status, answer = @answer, answered_by = @by, ended_at = @now
-       WHERE id = @id AND status = 'pending' RETURNING *`,
-    ),
+    askById: db.prepare<[string], unknown[]>(`SELECT ${ASK_LIST} FROM asks WHERE id = ?`).raw(true),
+    pendingAsk: db
+      .prepare<[string], unknown[]>(`SELECT ${ASK_LIST} FROM asks WHERE session_id = ? AND status = 'pending' LIMIT 1`)
+      .raw(true),
+    claimAsk: db
+      .prepare<{ id: string; status: string; answer: string | null; by: string | null; now: number }, unknown[]>(
+        `UPDATE asks SET status = @status, answer = @answer, answered_by = @by, ended_at = @now
+         WHERE id = @id AND status = 'pending' RETURNING ${ASK_COLUMNS.join(", ")}`,
+      )
+      .raw(true),
     resumeSession: db.prepare<
       {
         id: string;
@@ -151,10 +162,12 @@ export function prepareStatements(db: Database.Database) {
          lease_until = COALESCE(@leaseUntil, lease_until)
        WHERE id = @id RETURNING message_count`,
     ),
-    askWithSession: db.prepare<[string], AskRow & { [column: `s_${string}`]: unknown }>(
-      `SELECT asks.*, ${SESSION_COLUMNS.map((column) => `sessions.${column} AS s_${column}`).join(", ")}
-       FROM asks JOIN sessions ON sessions.id = asks.session_id WHERE asks.id = ?`,
-    ),
+    // The ask's columns, then its session's (askRowOf, then sessionRowOf from ASK_COLUMNS.length).
+    askWithSession: db
+      .prepare<[string], unknown[]>(
+        `SELECT ${ASK_LIST}, ${SESSION_LIST} FROM asks JOIN sessions ON sessions.id = asks.session_id WHERE asks.id = ?`,
+      )
+      .raw(true),
     stopRequested: db.prepare<[string], { stop_requested: number }>("SELECT stop_requested FROM sessions WHERE id = ?"),
     setCardRef: db.prepare<[string, number, string], { status: Ask["status"] }>(
       "UPDATE asks SET card_ref = ?, deadline = ? WHERE id = ? RETURNING status",
