@@ -378,7 +378,7 @@ log("platform calls per answered ask: Slack and Discord, quick and slow model st
 print("## 11. Platform calls per answered ask (issue 16)");
 print();
 print(
-  "The real engine and adapters (Bolt, discord.js) against the test fakes. Each session asks 3 questions, each answered by a tap, then answers; every platform call from the first tap to the final answer is counted and divided by the answered asks. A model step over a second shows `Thinking…` on the status line (one more edit); under a second it shows nothing. Slack: Web API calls (the ack is the HTTP response to the tap, not a call). Discord: REST calls, with the interaction's ack apart.",
+  "The real engine and adapters (Bolt, discord.js) against the test fakes. Each session asks 3 questions, each answered by a tap, then answers; every platform call from the first tap to the final answer is counted and divided by the answered asks. A model step over a second posts a `Thinking…` status line, which the next card or the answer is then edited into (one more call); under a second it shows nothing. Slack: Web API calls (the ack is the HTTP response to the tap, not a call). Discord: REST calls, with the interaction's ack apart.",
 );
 print();
 print("| model step | platform | calls per answered ask | of which |");
