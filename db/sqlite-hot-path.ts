@@ -210,8 +210,10 @@ export class SqliteHotPath implements SessionStore {
     });
   }
 
-  async setCardRef(askId: string, cardRef: string, deadline: number): Promise<Ask["status"] | undefined> {
-    return this.statements.setCardRef.get(cardRef, deadline, askId)?.status;
+  async setCardRef(askId: string, cardRef: string, deadline?: number): Promise<Ask["status"] | undefined> {
+    // Naming the deadline in SET moves its index entry even when the value is the same: a page more per card.
+    if (deadline === undefined) return this.statements.setCardRef.get(cardRef, askId)?.status;
+    return this.statements.setCardRefAndDeadline.get(cardRef, deadline, askId)?.status;
   }
 
   async recordCardSettled(askId: string, now: number): Promise<void> {

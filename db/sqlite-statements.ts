@@ -169,7 +169,8 @@ export function prepareStatements(db: Database.Database) {
       )
       .raw(true),
     stopRequested: db.prepare<[string], { stop_requested: number }>("SELECT stop_requested FROM sessions WHERE id = ?"),
-    setCardRef: db.prepare<[string, number, string], { status: Ask["status"] }>(
+    setCardRef: db.prepare<[string, string], { status: Ask["status"] }>("UPDATE asks SET card_ref = ? WHERE id = ? RETURNING status"),
+    setCardRefAndDeadline: db.prepare<[string, number, string], { status: Ask["status"] }>(
       "UPDATE asks SET card_ref = ?, deadline = ? WHERE id = ? RETURNING status",
     ),
     recordCardSettled: db.prepare<[number, string]>("UPDATE asks SET settled_at = ? WHERE id = ? AND status != 'pending'"),

@@ -233,8 +233,9 @@ export class PostgresHotPath implements SessionStore {
     return toAsk(claimed);
   }
 
-  async setCardRef(askId: string, cardRef: string, deadline: number): Promise<Ask["status"] | undefined> {
-    return (await this.query<{ status: Ask["status"] }>(SQL.setCardRef, [askId, cardRef, deadline])).rows[0]?.status;
+  async setCardRef(askId: string, cardRef: string, deadline?: number): Promise<Ask["status"] | undefined> {
+    // COALESCE: a card posted on time keeps the deadline its ask was written with.
+    return (await this.query<{ status: Ask["status"] }>(SQL.setCardRef, [askId, cardRef, deadline ?? null])).rows[0]?.status;
   }
 
   async recordCardSettled(askId: string, now: number): Promise<void> {

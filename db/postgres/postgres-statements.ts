@@ -162,7 +162,7 @@ export const SQL = {
     "SELECT asks.*, row_to_json(sessions) AS session FROM asks JOIN sessions ON sessions.id = asks.session_id WHERE asks.id = $1",
   ),
   stopRequested: statement("stop-requested", "SELECT stop_requested FROM sessions WHERE id = $1"),
-  setCardRef: statement("set-card-ref", "UPDATE asks SET card_ref = $2, deadline = $3 WHERE id = $1 RETURNING status"),
+  setCardRef: statement("set-card-ref", "UPDATE asks SET card_ref = $2, deadline = COALESCE($3, deadline) WHERE id = $1 RETURNING status"),
   recordCardSettled: statement("record-card-settled", "UPDATE asks SET settled_at = $2 WHERE id = $1 AND status <> 'pending'"),
   unsettled: statement(
     "unsettled",

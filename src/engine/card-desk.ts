@@ -16,6 +16,9 @@ export interface CardDeskDependencies {
   owner: string;
 }
 
+/** How late past its ask's deadline-to-be a card may go out and keep that deadline (see `postCard`). */
+export const LATE_POST_MS = 1000;
+
 /** Posts, settles and describes cards. Platform failures are logged here and never lose an ask. */
 export class CardDesk {
   private readonly posting = new Set<string>();
@@ -108,15 +111,17 @@ export class CardDesk {
       // its claim: wait for them, or for their claim to lapse, rather than post it beside them.
       if (!known && !(await this.claim(askId))) return;
       const { ask, session } = found;
-      // A card posted late (after a crash or a platform error) still gets its whole time, as the card says.
-      const deadline = Math.max(ask.deadline, this.clock() + ask.spec.timeoutSeconds * 1000);
-      const card = { ...this.view(ask, session), deadline };
+      // A card posted late (after a crash or a platform error) still gets its whole time, as the card says; one posted
+      // within a second of its ask keeps the deadline written with it, and the store moves nothing.
+      const fullTime = this.clock() + ask.spec.timeoutSeconds * 1000;
+      const moved = fullTime - ask.deadline > LATE_POST_MS ? fullTime : undefined;
+      const card = { ...this.view(ask, session), deadline: moved ?? ask.deadline };
       const inPlaceOf = known?.inPlaceOf;
       const cardRef = await this.adapterFor(session).postCard(card, {
         ...(mayExist ? { mayExist } : {}),
         ...(inPlaceOf ? { inPlaceOf } : {}),
       });
-      const status = await this.store.setCardRef(askId, cardRef, deadline);
+      const status = await this.store.setCardRef(askId, cardRef, moved);
       // Answered (say, by a thread reply) while the card was on its way: settle it now, nobody else will.
       if (status !== undefined && status !== "pending") {
         const ended = await this.store.getAskWithSession(askId);

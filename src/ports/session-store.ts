@@ -251,10 +251,11 @@ export interface SessionStore {
   /** Compare-and-set from pending, with the result message and the audit row; the winner gets the ended ask, losers undefined. */
   resolveAsk(askId: string, resolution: AskResolution): Promise<Ask | undefined>;
   /**
-   * Stores where the card is, and its deadline as shown on it (a card posted late gets its full time).
+   * Stores where the card is, and a new deadline when one is given (a card posted late gets its full time; one
+   * posted on time keeps the stored one, and the deadline index is left as it is).
    * Returns the ask's status after the write: not `pending` when it ended while its card was being posted.
    */
-  setCardRef(askId: string, cardRef: string, deadline: number): Promise<AskStatus | undefined>;
+  setCardRef(askId: string, cardRef: string, deadline?: number): Promise<AskStatus | undefined>;
   /**
    * Records that an ended ask's card now shows its ending, so start-up recovery leaves it alone. A store may write it
    * with its next write (SQLite: at most a second later): lost in a crash, the card is settled once more at the next

@@ -189,11 +189,11 @@ export class MemoryHotPath implements SessionStore {
     return copy(ask);
   }
 
-  async setCardRef(askId: string, cardRef: string, deadline: number): Promise<Ask["status"] | undefined> {
+  async setCardRef(askId: string, cardRef: string, deadline?: number): Promise<Ask["status"] | undefined> {
     const ask = this.tables.asks.get(askId);
     if (!ask) return undefined;
     ask.cardRef = cardRef;
-    ask.deadline = deadline;
+    if (deadline !== undefined) ask.deadline = deadline;
     // Posted: nothing is left to claim (the databases keep the columns; here the entry goes).
     this.tables.postClaims.delete(`card:${askId}`);
     return ask.status;

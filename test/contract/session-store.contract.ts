@@ -112,6 +112,9 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
         await store.setCardRef("A1", "card-1", 2000);
         expect(await store.listUnpostedAsks()).toEqual([]);
         expect(await store.getAsk("A1")).toMatchObject({ cardRef: "card-1", deadline: 2000 });
+        // No deadline given (a card posted on time): the stored one stays.
+        await store.setCardRef("A1", "card-2");
+        expect(await store.getAsk("A1")).toMatchObject({ cardRef: "card-2", deadline: 2000 });
       }));
 
     it("resolves an ask exactly once and appends its result", () =>

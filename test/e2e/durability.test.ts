@@ -174,6 +174,26 @@ describe("durability", () => {
     expect(harness.adapter.settled.at(-1)?.settlement.status).toBe("expired");
   });
 
+  it.each([
+    { onTheWayMs: 500, kept: true },
+    { onTheWayMs: 1500, kept: false },
+  ])("a card $onTheWayMs ms on its way keeps the deadline its ask was written with: $kept", async ({ onTheWayMs, kept }) => {
+    // The clock moves between the write of the ask and its card's post, as a slow status line or platform would.
+    const commit = harness.store.commitStep.bind(harness.store);
+    harness.store.commitStep = async (sessionId, step) => {
+      const result = await commit(sessionId, step);
+      if (step.ask) now += onTheWayMs;
+      return result;
+    };
+    fake.script(ask({ type: "confirm", question: "On time?", timeout_s: 10 }), reply("Fine."));
+    const written = now;
+    await harness.say("go");
+    const deadline = kept ? written + 10_000 : written + onTheWayMs + 10_000;
+    const card = harness.lastCard();
+    expect(card.deadline).toBe(deadline);
+    expect((await harness.store.getAsk(card.askId))?.deadline).toBe(deadline);
+  });
+
   it("a card answered while it was being posted is settled as soon as it lands", async () => {
     let release: () => void = () => {};
     harness.adapter.holdCardPosts = new Promise<void>((resolve) => (release = resolve));
