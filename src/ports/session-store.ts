@@ -251,9 +251,8 @@ export interface SessionStore {
   /** Compare-and-set from pending, with the result message and the audit row; the winner gets the ended ask, losers undefined. */
   resolveAsk(askId: string, resolution: AskResolution): Promise<Ask | undefined>;
   /**
-   * Stores where the card is, and a new deadline when one is given (a card posted late gets its full time; one
-   * posted on time keeps the stored one, and the deadline index is left as it is).
-   * Returns the ask's status after the write: not `pending` when it ended while its card was being posted.
+   * Stores where the card is, and a deadline if given (a card posted late gets its full time; one on time keeps its
+   * own). Returns the ask's status after the write: not `pending` when it ended while its card was being posted.
    */
   setCardRef(askId: string, cardRef: string, deadline?: number): Promise<AskStatus | undefined>;
   /**
