@@ -1,6 +1,7 @@
 import type Database from "better-sqlite3";
 import { asSessionId } from "../src/ports/ids.js";
-import type { Ask, ConversationRef, PendingReply, Session, SessionStatus } from "../src/ports/session-store.js";
+import type { WrittenReply } from "../src/ports/maintenance-store.js";
+import type { Ask, ConversationRef, Session, SessionStatus } from "../src/ports/session-store.js";
 import { type AskRow, type SessionRow, toAsk, toSession } from "./sqlite-rows.js";
 
 /** What the sweeper and start-up recovery read on the SQLite file (MaintenanceStore); the store wraps each in a promise. */
@@ -17,8 +18,8 @@ export class SqliteMaintenance {
       sessionsByStatus: db.prepare<[string], SessionRow>("SELECT * FROM sessions WHERE status = ? ORDER BY updated_at"),
       // The sweeper reads this every few seconds: the status is written out so the partial index applies.
       runningSessions: db.prepare<[], SessionRow>("SELECT * FROM sessions WHERE status = 'running' ORDER BY updated_at"),
-      pendingReplies: db.prepare<[number, number], { key: string; session_id: string; text: string }>(
-        "SELECT key, session_id, text FROM pending_replies WHERE created_at < ? ORDER BY created_at, key LIMIT ?",
+      pendingReplies: db.prepare<[number, number], { key: string; session_id: string; text: string; created_at: number }>(
+        "SELECT key, session_id, text, created_at FROM pending_replies WHERE created_at < ? ORDER BY created_at, key LIMIT ?",
       ),
       unsettled: db.prepare<[number, number], AskRow>(
         `SELECT * FROM asks WHERE status != 'pending' AND card_ref IS NOT NULL AND settled_at IS NULL AND ended_at >= ?
@@ -38,10 +39,10 @@ export class SqliteMaintenance {
     return this.statements.pruneEvents.run(before).changes;
   }
 
-  listPendingReplies(before: number, limit: number): PendingReply[] {
+  listPendingReplies(before: number, limit: number): WrittenReply[] {
     return this.statements.pendingReplies
       .all(before, limit)
-      .map((row) => ({ key: row.key, sessionId: asSessionId(row.session_id), text: row.text }));
+      .map((row) => ({ key: row.key, sessionId: asSessionId(row.session_id), text: row.text, writtenAt: row.created_at }));
   }
 
   listUnsettledAsks(since: number, limit: number): Ask[] {

@@ -1,15 +1,8 @@
 import type Database from "better-sqlite3";
 import type { ExternalAsk, ExternalCreate, NewExternalAsk, StoredToken } from "../src/ports/api-store.js";
 import { asAskId, asSessionId } from "../src/ports/ids.js";
-import type { PurgeCounts, SessionFilter, Storage, StoreStats } from "../src/ports/maintenance-store.js";
-import {
-  type Ask,
-  type ConversationRef,
-  conversationKey,
-  type PendingReply,
-  type Session,
-  type SessionStatus,
-} from "../src/ports/session-store.js";
+import type { PurgeCounts, SessionFilter, Storage, StoreStats, WrittenReply } from "../src/ports/maintenance-store.js";
+import { type Ask, type ConversationRef, conversationKey, type Session, type SessionStatus } from "../src/ports/session-store.js";
 import { openDatabase } from "./open-database.js";
 import { SqliteAdminQueries } from "./sqlite-admin-queries.js";
 import { SqliteApiStore } from "./sqlite-api-store.js";
@@ -44,7 +37,7 @@ export class SqliteSessionStore extends SqliteHotPath implements Storage {
     return this.maintenance.pruneEvents(before);
   }
 
-  async listPendingReplies(before: number, limit: number): Promise<PendingReply[]> {
+  async listPendingReplies(before: number, limit: number): Promise<WrittenReply[]> {
     return this.maintenance.listPendingReplies(before, limit);
   }
 

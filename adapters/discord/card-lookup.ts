@@ -19,6 +19,25 @@ export function replyNonce(replyKey: string, piece: number): string {
 
 type Json = Record<string, unknown>;
 
+/** Clocks differ by seconds at most: a message of ours from this long before an answer was written may be it. */
+export const ANSWER_CLOCK_MARGIN_MS = 60_000;
+
+/**
+ * How many times each text went out in this bot's messages (as `GET /channels/:id/messages` returns them) since
+ * `since`, less the clock margin, by when each was posted or last edited. A re-posted answer skips the pieces found:
+ * one edited into a status line carries no nonce, and a nonce holds only a few minutes.
+ */
+export function textsSince(messages: readonly unknown[], botId: string, since: number): Map<string, number> {
+  const texts = new Map<string, number>();
+  for (const message of messages) {
+    if (!isJson(message) || !isJson(message.author) || message.author.id !== botId || typeof message.content !== "string") continue;
+    const at = Date.parse(String(message.edited_timestamp ?? message.timestamp));
+    if (!(at >= since - ANSWER_CLOCK_MARGIN_MS)) continue;
+    texts.set(message.content, (texts.get(message.content) ?? 0) + 1);
+  }
+  return texts;
+}
+
 /**
  * The id of the card for `askId` among a channel's messages (as `GET /channels/:id/messages` returns them),
  * posted by this bot: a message with a component whose custom_id belongs to the ask (see custom-id.ts).

@@ -17,7 +17,7 @@ import type { AskPlace, CardView, PostCardOptions, ProgressView, ReplyOptions, S
 import type { RichText } from "../../src/ports/rich-text.js";
 import type { ConversationRef } from "../../src/ports/session-store.js";
 import { AnswerDrafts } from "./answer-drafts.js";
-import { cardNonce, findCardMessageId, replyNonce } from "./card-lookup.js";
+import { cardNonce, findCardMessageId, replyNonce, textsSince } from "./card-lookup.js";
 import { type DiscordCardRef, readCardRef, writeCardRef } from "./card-ref.js";
 import { catchUp } from "./catch-up.js";
 import { toDiscordMarkdown } from "./discord-dialect.js";
@@ -137,21 +137,25 @@ export class DiscordAdapter implements ServingAdapter {
     const channelId = card.conversation.thread;
     let before: string | undefined;
     for (let page = 0; page < CARD_SEARCH_PAGES; page++) {
-      const query = new URLSearchParams({ limit: String(CARD_SEARCH_PAGE_SIZE), ...(before ? { before } : {}) });
-      let messages: APIMessage[];
-      try {
-        messages = (await this.client.rest.get(Routes.channelMessages(channelId), { query })) as APIMessage[];
-      } catch (error) {
-        // Without Read Message History the nonce is the only guard left; anything else is retried by the sweeper.
-        if (error instanceof DiscordAPIError && error.status === 403) return undefined;
-        throw error;
-      }
+      const messages = await this.recentMessages(channelId, before);
       const messageId = findCardMessageId(messages, card.askId, botId);
       if (messageId) return { channelId, messageId };
       if (messages.length < CARD_SEARCH_PAGE_SIZE) return undefined;
       before = messages.at(-1)?.id;
     }
     return undefined;
+  }
+
+  /** A page of a channel's newest messages (before `before`); none without Read Message History. */
+  private async recentMessages(channelId: string, before?: string): Promise<APIMessage[]> {
+    const query = new URLSearchParams({ limit: String(CARD_SEARCH_PAGE_SIZE), ...(before ? { before } : {}) });
+    try {
+      return (await this.client.rest.get(Routes.channelMessages(channelId), { query })) as APIMessage[];
+    } catch (error) {
+      // Without Read Message History the nonce is the only guard left; anything else is retried by the sweeper.
+      if (error instanceof DiscordAPIError && error.status === 403) return [];
+      throw error;
+    }
   }
 
   /** A bot REST edit, not the interaction webhook: it still works after the 15-minute interaction token expired. */
@@ -168,8 +172,19 @@ export class DiscordAdapter implements ServingAdapter {
   }
 
   async postMessage(conversation: ConversationRef, markdown: string, options: ReplyOptions = {}): Promise<void> {
-    const { replyKey } = options;
+    const { replyKey, writtenAt } = options;
+    const botId = this.client.user?.id;
+    // A re-post: the pieces that went out already (one edited into the status line has no nonce) are not sent again.
+    const shown =
+      options.mayExist && writtenAt !== undefined && botId
+        ? textsSince(await this.recentMessages(conversation.thread), botId, writtenAt)
+        : new Map<string, number>();
     for (const [piece, content] of splitMessage(markdown).entries()) {
+      const copies = shown.get(content) ?? 0;
+      if (copies > 0) {
+        shown.set(content, copies - 1);
+        continue;
+      }
       // A turn's answer re-posted after a crash, within Discord's nonce window, returns the message that went out.
       const once = replyKey ? { nonce: replyNonce(replyKey, piece), enforce_nonce: true } : {};
       const body = { content, components: [], allowed_mentions: NO_MENTIONS };

@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { asSessionId } from "../../src/ports/ids.js";
-import type { MaintenanceStore } from "../../src/ports/maintenance-store.js";
-import type { Ask, ConversationRef, PendingReply, Session, SessionStatus } from "../../src/ports/session-store.js";
+import type { MaintenanceStore, WrittenReply } from "../../src/ports/maintenance-store.js";
+import type { Ask, ConversationRef, Session, SessionStatus } from "../../src/ports/session-store.js";
 import { translated } from "./postgres-errors.js";
 import { run, type Statement } from "./postgres-pool.js";
 import { type AskRow, type SessionRow, toAsk, toSession } from "./postgres-rows.js";
@@ -15,9 +15,10 @@ export class PostgresMaintenance implements MaintenanceStore {
     return (await this.query(SQL.pruneEvents, [before])).rowCount ?? 0;
   }
 
-  async listPendingReplies(before: number, limit: number): Promise<PendingReply[]> {
-    const { rows } = await this.query<{ key: string; session_id: string; text: string }>(SQL.pendingReplies, [before, limit]);
-    return rows.map((row) => ({ key: row.key, sessionId: asSessionId(row.session_id), text: row.text }));
+  async listPendingReplies(before: number, limit: number): Promise<WrittenReply[]> {
+    type Row = { key: string; session_id: string; text: string; created_at: number };
+    const { rows } = await this.query<Row>(SQL.pendingReplies, [before, limit]);
+    return rows.map((row) => ({ key: row.key, sessionId: asSessionId(row.session_id), text: row.text, writtenAt: row.created_at }));
   }
 
   async listUnsettledAsks(since: number, limit: number): Promise<Ask[]> {

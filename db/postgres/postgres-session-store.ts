@@ -1,7 +1,7 @@
 import type pg from "pg";
 import type { ExternalAsk, ExternalCreate, NewExternalAsk, StoredToken } from "../../src/ports/api-store.js";
-import type { PurgeCounts, SessionFilter, Storage, StoreStats } from "../../src/ports/maintenance-store.js";
-import type { Ask, ConversationRef, PendingReply, Session, SessionStatus } from "../../src/ports/session-store.js";
+import type { PurgeCounts, SessionFilter, Storage, StoreStats, WrittenReply } from "../../src/ports/maintenance-store.js";
+import type { Ask, ConversationRef, Session, SessionStatus } from "../../src/ports/session-store.js";
 import { migrate } from "./migrate.js";
 import { PostgresAdminQueries } from "./postgres-admin-queries.js";
 import { PostgresApiStore } from "./postgres-api-store.js";
@@ -51,7 +51,7 @@ export class PostgresSessionStore extends PostgresHotPath implements Storage {
     return this.maintenance.pruneEvents(before);
   }
 
-  async listPendingReplies(before: number, limit: number): Promise<PendingReply[]> {
+  async listPendingReplies(before: number, limit: number): Promise<WrittenReply[]> {
     return this.maintenance.listPendingReplies(before, limit);
   }
 

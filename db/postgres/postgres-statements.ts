@@ -118,7 +118,7 @@ export const SQL = {
   releaseTurn: statement("release-turn", "UPDATE sessions SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2"),
   pendingReplies: statement(
     "pending-replies",
-    "SELECT key, session_id, text FROM pending_replies WHERE created_at < $1 ORDER BY created_at, key LIMIT $2",
+    "SELECT key, session_id, text, created_at FROM pending_replies WHERE created_at < $1 ORDER BY created_at, key LIMIT $2",
   ),
   // A turn that ends with none queued after it ($5) drops its lease; one whose queued messages start the next keeps it.
   endTurn: statement(

@@ -1,11 +1,11 @@
 import type { AskResult } from "../ask/result.js";
 import type { Logger } from "../logger.js";
 import { givenUpResults } from "../loop/tool-phase.js";
-import type { MaintenanceStore } from "../ports/maintenance-store.js";
+import type { MaintenanceStore, WrittenReply } from "../ports/maintenance-store.js";
 import { type ChatMessage, ZERO_USAGE } from "../ports/model-client.js";
 import type { PlatformAdapter } from "../ports/platform-adapter.js";
 import { rich } from "../ports/rich-text.js";
-import type { PendingReply, Session, SessionStore } from "../ports/session-store.js";
+import type { Session, SessionStore } from "../ports/session-store.js";
 import type { AskResolver } from "./ask-resolver.js";
 import type { CardDesk } from "./card-desk.js";
 import type { ElicitationDesk } from "./elicitation-desk.js";
@@ -108,7 +108,7 @@ export class Maintenance {
     }
   }
 
-  private async postReply(reply: PendingReply): Promise<void> {
+  private async postReply(reply: WrittenReply): Promise<void> {
     const { store, owner } = this.deps;
     try {
       const lease = { owner, now: this.deps.clock(), ttlMs: POST_CLAIM_TTL_MS };
@@ -116,7 +116,11 @@ export class Maintenance {
       if (!(await takeDisplacing((claim) => store.claimReplyPost(reply.key, claim), lease))) return;
       const session = await store.getSession(reply.sessionId);
       if (session)
-        await this.deps.adapterFor(session).postMessage(session.conversation, reply.text, { replyKey: reply.key, mayExist: true });
+        await this.deps.adapterFor(session).postMessage(session.conversation, reply.text, {
+          replyKey: reply.key,
+          mayExist: true,
+          writtenAt: reply.writtenAt,
+        });
       await store.replyPosted(reply.key);
     } catch (error) {
       // Kept in the outbox: the sweeper tries again.

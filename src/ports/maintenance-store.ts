@@ -27,12 +27,17 @@ export interface PurgeCounts {
   asks: number;
 }
 
+/** A final answer not yet posted, with when its turn wrote it (the engine's clock). */
+export interface WrittenReply extends PendingReply {
+  writtenAt: number;
+}
+
 /** What the sweeper and start-up recovery need: the rows that a crash or a deadline left behind. */
 export interface MaintenanceStore {
   /** Forgets event ids recorded before `before`; returns how many went. */
   pruneEvents(before: number): Promise<number>;
   /** Final answers committed before `before` but not yet posted (a crash or a platform error in between), oldest first. */
-  listPendingReplies(before: number, limit: number): Promise<PendingReply[]>;
+  listPendingReplies(before: number, limit: number): Promise<WrittenReply[]>;
   /** Pending asks whose card was never posted (a crash between commit and post). */
   listUnpostedAsks(): Promise<Ask[]>;
   /** Pending asks past their deadline whose card was posted: nobody can miss a question they never saw. */

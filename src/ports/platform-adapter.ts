@@ -56,6 +56,8 @@ export interface ReplyOptions {
   replyKey?: string;
   /** A re-post after a crash: look for a copy that went out before posting again. */
   mayExist?: boolean;
+  /** With `mayExist`, when the turn wrote the answer: a copy from before then is an earlier answer, not this one. */
+  writtenAt?: number;
   /** The turn (its key) whose status message, if one shows, becomes the answer's first part. */
   inPlaceOf?: string;
 }

@@ -1,5 +1,5 @@
-import type { MaintenanceStore } from "../ports/maintenance-store.js";
-import type { Ask, ConversationRef, PendingReply, Session, SessionStatus } from "../ports/session-store.js";
+import type { MaintenanceStore, WrittenReply } from "../ports/maintenance-store.js";
+import type { Ask, ConversationRef, Session, SessionStatus } from "../ports/session-store.js";
 import { copy, type MemoryTables } from "./memory-tables.js";
 
 /** The sweeper's and recovery's reads over the in-memory tables. */
@@ -16,11 +16,11 @@ export class MemoryMaintenance implements MaintenanceStore {
     return pruned;
   }
 
-  async listPendingReplies(before: number, limit: number): Promise<PendingReply[]> {
+  async listPendingReplies(before: number, limit: number): Promise<WrittenReply[]> {
     return [...this.tables.replies.values()]
       .filter((entry) => entry.createdAt < before)
       .slice(0, limit)
-      .map((entry) => copy(entry.reply));
+      .map((entry) => ({ ...copy(entry.reply), writtenAt: entry.createdAt }));
   }
 
   async listUnsettledAsks(since: number, limit: number): Promise<Ask[]> {

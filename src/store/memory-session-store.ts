@@ -1,14 +1,7 @@
 import type { ApiStore, ExternalAsk, ExternalCreate, NewExternalAsk, StoredToken } from "../ports/api-store.js";
 import { asAskId } from "../ports/ids.js";
-import type { PurgeCounts, SessionFilter, Storage, StoreStats } from "../ports/maintenance-store.js";
-import {
-  type Ask,
-  type ConversationRef,
-  conversationKey,
-  type PendingReply,
-  type Session,
-  type SessionStatus,
-} from "../ports/session-store.js";
+import type { PurgeCounts, SessionFilter, Storage, StoreStats, WrittenReply } from "../ports/maintenance-store.js";
+import { type Ask, type ConversationRef, conversationKey, type Session, type SessionStatus } from "../ports/session-store.js";
 import { MemoryAdminQueries } from "./memory-admin-queries.js";
 import { MemoryHotPath } from "./memory-hot-path.js";
 import { MemoryMaintenance } from "./memory-maintenance.js";
@@ -27,7 +20,7 @@ export class MemorySessionStore extends MemoryHotPath implements Storage, ApiSto
     return this.maintenance.pruneEvents(before);
   }
 
-  async listPendingReplies(before: number, limit: number): Promise<PendingReply[]> {
+  async listPendingReplies(before: number, limit: number): Promise<WrittenReply[]> {
     return this.maintenance.listPendingReplies(before, limit);
   }
 

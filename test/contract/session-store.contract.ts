@@ -309,7 +309,9 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
         const answer: ChatMessage = { role: "assistant", content: [{ type: "text", text: "Done it." }] };
         const reply = { key: "S1:1", sessionId: session.id, text: "Done it.", claim: { owner: "host:1:a", until: 130 } };
         await store.commitStep("S1", { messages: [answer], usage: USAGE, end: { outcome: "completed", reply }, now: 100 });
-        expect(await store.listPendingReplies(Number.MAX_SAFE_INTEGER, 10)).toEqual([{ key: "S1:1", sessionId: "S1", text: "Done it." }]);
+        expect(await store.listPendingReplies(Number.MAX_SAFE_INTEGER, 10)).toEqual([
+          { key: "S1:1", sessionId: "S1", text: "Done it.", writtenAt: 100 },
+        ]);
         const b = { owner: "host:2:b", now: 110, ttlMs: 30 };
         expect(await store.claimReplyPost("S1:1", b)).toEqual({ taken: false, holder: "host:1:a" });
         expect(await store.claimReplyPost("S1:1", { ...b, displace: "host:1:a" })).toEqual({ taken: true });
@@ -418,10 +420,12 @@ export function sessionStoreContract(name: string, create: () => Promise<{ store
         const answer: ChatMessage = { role: "assistant", content: [{ type: "text", text: "Done it." }] };
         const reply = { key: "S1:1", sessionId: session.id, text: "Done it." };
         await store.commitStep("S1", { messages: [answer], usage: USAGE, end: { outcome: "completed", reply }, now: 3 });
-        expect(await store.listPendingReplies(Number.MAX_SAFE_INTEGER, 10)).toEqual([reply]);
+        // With when the turn wrote it: a platform copy from before then is an earlier answer.
+        const written = { ...reply, writtenAt: 3 };
+        expect(await store.listPendingReplies(Number.MAX_SAFE_INTEGER, 10)).toEqual([written]);
         // Only those written before the given time: the sweeper leaves a turn the moment to post its own.
         expect(await store.listPendingReplies(3, 10)).toEqual([]);
-        expect(await store.listPendingReplies(4, 10)).toEqual([reply]);
+        expect(await store.listPendingReplies(4, 10)).toEqual([written]);
         expect((await store.getSession("S1"))?.status).toBe("idle");
         await store.replyPosted("S1:1");
         await store.replyPosted("S1:1");

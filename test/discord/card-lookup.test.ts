@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cardNonce, findCardMessageId } from "../../adapters/discord/card-lookup.js";
+import { ANSWER_CLOCK_MARGIN_MS, cardNonce, findCardMessageId, textsSince } from "../../adapters/discord/card-lookup.js";
 
 const BOT = "100";
 const row = (...ids: string[]) => ({ type: 1, components: ids.map((custom_id) => ({ type: 2, custom_id })) });
@@ -21,5 +21,26 @@ describe("Discord card lookup", () => {
     expect(findCardMessageId(messages, "A1", BOT)).toBe("1");
     expect(findCardMessageId(messages, "A", BOT)).toBeUndefined();
     expect(findCardMessageId([null, "x", { id: 4 }], "A1", BOT)).toBeUndefined();
+  });
+
+  it("counts this bot's texts posted or edited since an answer was written, less the clock margin", () => {
+    const at = (ms: number) => new Date(ms).toISOString();
+    const written = Date.parse("2026-12-03T12:00:00Z");
+    const messages = [
+      // A status line edited into the answer: posted long before, edited after.
+      { id: "5", author: { id: BOT }, content: "Shipped.", timestamp: at(written - 3_600_000), edited_timestamp: at(written + 50) },
+      { id: "4", author: { id: BOT }, content: "Part two", timestamp: at(written - ANSWER_CLOCK_MARGIN_MS + 1), edited_timestamp: null },
+      { id: "3", author: { id: "999" }, content: "Shipped.", timestamp: at(written + 10), edited_timestamp: null },
+      // The same words as an earlier turn's answer, from before the margin: not this answer.
+      { id: "2", author: { id: BOT }, content: "Part two", timestamp: at(written - ANSWER_CLOCK_MARGIN_MS - 1), edited_timestamp: null },
+      { id: "1", author: { id: BOT }, content: "Shipped.", timestamp: at(written - 10 * ANSWER_CLOCK_MARGIN_MS), edited_timestamp: null },
+    ];
+    expect(textsSince(messages, BOT, written)).toEqual(
+      new Map([
+        ["Shipped.", 1],
+        ["Part two", 1],
+      ]),
+    );
+    expect(textsSince([null, { author: { id: BOT } }], BOT, written)).toEqual(new Map());
   });
 });

@@ -99,3 +99,39 @@ describe("cards posted once (Discord)", () => {
     expect(edits()).toHaveLength(before);
   });
 });
+
+describe("answers posted once (Discord)", () => {
+  it("an answer edited into the status line before a crash is not posted again after the restart", async () => {
+    // A slow step shows a status line, and the answer takes its place with a PATCH, which carries no nonce.
+    harness.anthropic.delayMs = 1500;
+    harness.anthropic.script(ask(PICK), reply("Shipped."));
+    const thread = await harness.mention(ALICE, "release");
+    const card = await harness.card(thread);
+    // The process dies after the edit landed and before the reply was marked posted.
+    harness.store.replyPosted = async () => {};
+    harness.discord.click(ALICE, card, componentWith(card, /:opt:0$/).custom_id);
+    await harness.botSays(thread, /Shipped\./);
+    harness.store.db.prepare("UPDATE pending_replies SET post_owner = ?").run(deadOwner());
+    await harness.restart();
+
+    const answers = harness.discord.botMessagesIn(thread).filter((message) => message.content === "Shipped.");
+    expect(answers).toHaveLength(1);
+    expect(answers[0]!.edited_timestamp).toBeTruthy();
+    expect(await harness.store.listPendingReplies(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
+  });
+
+  it("an answer that never reached Discord is posted after the restart", async () => {
+    harness.anthropic.script(ask(PICK), reply("Shipped."));
+    const thread = await harness.mention(ALICE, "release");
+    const card = await harness.card(thread);
+    harness.store.replyPosted = async () => {};
+    harness.discord.click(ALICE, card, componentWith(card, /:opt:0$/).custom_id);
+    const lost = await harness.botSays(thread, /Shipped\./);
+    harness.discord.forget(String(lost.id));
+    harness.store.db.prepare("UPDATE pending_replies SET post_owner = ?").run(deadOwner());
+    await harness.restart();
+
+    expect(harness.discord.botMessagesIn(thread).filter((message) => message.content === "Shipped.")).toHaveLength(1);
+    expect(await harness.store.listPendingReplies(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
+  });
+});

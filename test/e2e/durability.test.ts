@@ -60,10 +60,12 @@ describe("durability", () => {
       now,
     });
     const posted = harness.adapter.messages.length;
+    const writtenAt = now;
     now += 1000;
     await harness.restart();
+    // With when it was written, so a platform can tell this answer from an earlier one with the same words.
     expect(harness.adapter.messages.slice(posted)).toEqual([
-      { conversation: CONVERSATION, text: "Second answer.", options: { replyKey: pending.key, mayExist: true } },
+      { conversation: CONVERSATION, text: "Second answer.", options: { replyKey: pending.key, mayExist: true, writtenAt } },
     ]);
     expect(await harness.store.listPendingReplies(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
     await harness.restart();
