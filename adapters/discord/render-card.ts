@@ -24,7 +24,7 @@ export interface DiscordMessageBody {
 
 type Row = ActionRowBuilder<ButtonBuilder> | ActionRowBuilder<StringSelectMenuBuilder>;
 
-/** Up to 20 options are shown as buttons (4 rows of 5); the fifth row keeps Other… and Cancel. */
+/** Up to 20 options are shown as buttons (4 rows of 5); the fifth row keeps Other…, Cancel and Stop. */
 const MAX_OPTION_BUTTONS = (DISCORD_LIMITS.actionRows - 1) * DISCORD_LIMITS.buttonsPerRow;
 /** A `select` with more options than this becomes select menus, as platforms.md §3.2 suggests. */
 const SELECT_AS_BUTTONS_UP_TO = 5;
@@ -106,6 +106,8 @@ export function renderCard(card: CardView, options: CardOptions = { plainReplies
       break;
   }
   if (spec.type !== "approval") lastRow.addComponents(button("Cancel", { kind: "cancel", askId }, ButtonStyle.Secondary));
+  // Ends the turn waiting on the card, not just the question; grey, as a red one would read as No on a confirm.
+  if (card.offersStop) lastRow.addComponents(button("Stop", { kind: "stop", sessionId: card.sessionId }, ButtonStyle.Secondary));
   rows.push(lastRow);
 
   const footer = `-# ${whoMayAnswer(card)} · expires <t:${Math.floor(card.deadline / 1000)}:R>`;

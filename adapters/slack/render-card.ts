@@ -67,11 +67,11 @@ export function notificationText(spec: AskSpec): string {
   return escapeUntrusted(truncate(`❓ ${spec.title ? `${spec.title}: ` : ""}${spec.question}`, NOTIFICATION_CHARS));
 }
 
-/** Draws an ask as a card: title, question, controls with Cancel, and who may answer until when. */
+/** Draws an ask as a card: title, question, controls with Cancel (and Stop), and who may answer until when. */
 export function renderCard(card: CardView): SlackMessage {
   const { spec, askId } = card;
   const header = titleBlocks(spec);
-  const controls = renderControls(askId, spec);
+  const controls = renderControls(askId, spec, card.offersStop ? card.sessionId : undefined);
   const footer: Block[] = [
     { type: "context", elements: [mrkdwnText(`👤 ${answerersText(card)} · ⏰ Expires ${deadlineText(card.deadline)}`)] },
   ];

@@ -28,6 +28,22 @@ function cancelButton(askId: string): types.Button {
   return button("Cancel", actionIds.cancel(askId));
 }
 
+export const STOP_LABEL = "Stop";
+
+/** Stop on a waiting card ends the whole turn, not just the question: asked once more, since Cancel sits beside it. */
+function stopButton(sessionId: string): types.Button {
+  return {
+    ...button(STOP_LABEL, actionIds.stop(sessionId)),
+    confirm: {
+      title: plainText("Stop the agent?", SLACK_LIMITS.confirmTitleChars),
+      text: plainText("This cancels the question and ends the turn. Write again to continue.", SLACK_LIMITS.confirmTextChars),
+      confirm: plainText("Stop", SLACK_LIMITS.confirmButtonChars),
+      deny: plainText("Keep waiting", SLACK_LIMITS.confirmButtonChars),
+      style: "danger",
+    },
+  };
+}
+
 /** A choice of one: buttons, then radio buttons, then a static select, as the option count grows. */
 function choiceElements(askId: string, spec: AskSpec): ActionsElement[] {
   const options = spec.options.slice(0, CHOICE_LIMITS.staticSelect);
@@ -65,8 +81,12 @@ function multiselectElements(askId: string, spec: AskSpec): ActionsElement[] {
   return [picker, button("Done", actionIds.done(askId), "primary")];
 }
 
-/** The interactive part of a card: one actions block (Cancel always last) plus an optional hint line. */
-export function renderControls(askId: string, spec: AskSpec): Block[] {
+/**
+ * The interactive part of a card: one actions block (Cancel, then Stop when `stopSessionId` names the turn that
+ * waits on it) plus an optional hint line.
+ */
+export function renderControls(askId: string, spec: AskSpec, stopSessionId?: string): Block[] {
+  const stop = stopSessionId === undefined ? [] : [stopButton(stopSessionId)];
   let elements: ActionsElement[];
   let hint: string | undefined;
   switch (spec.type) {
@@ -101,6 +121,7 @@ export function renderControls(askId: string, spec: AskSpec): Block[] {
         button(DENY_LABEL, actionIds.option(askId, 1), "danger"),
         button(DENY_WITH_REASON_LABEL, actionIds.open(askId)),
         ...(argumentsCut(spec) ? [button(SHOW_ARGUMENTS_LABEL, actionIds.arguments(askId))] : []),
+        ...stop,
       ];
       hint = "Or reply in this thread with your reason to deny.";
       return [
@@ -108,7 +129,7 @@ export function renderControls(askId: string, spec: AskSpec): Block[] {
         { type: "context", elements: [mrkdwnText(hint)] },
       ];
   }
-  const blocks: Block[] = [{ type: "actions", elements: [...elements, cancelButton(askId)] }];
+  const blocks: Block[] = [{ type: "actions", elements: [...elements, cancelButton(askId), ...stop] }];
   if (hint) blocks.push({ type: "context", elements: [mrkdwnText(hint)] });
   return blocks;
 }

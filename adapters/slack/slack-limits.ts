@@ -23,6 +23,9 @@ export const SLACK_LIMITS = {
   modalTitleChars: 24,
   modalButtonChars: 24,
   privateMetadataChars: 3000,
+  confirmTitleChars: 100,
+  confirmTextChars: 300,
+  confirmButtonChars: 30,
   /** Slack reports `msg_blocks_too_long` near 13.2k characters of block text in one message; stay well under. */
   messageBlockTextChars: 12000,
   /** All `markdown` blocks of one message together: Slack's documented cumulative limit. */

@@ -12,7 +12,7 @@ export function renderCard(card: CardView, now: number): string {
   }
   for (const [index, option] of spec.options.entries()) lines.push(`│   ${index + 1}. ${option.label}`);
   lines.push(`│ ${howToAnswer(card)}`);
-  lines.push("└─ type cancel to cancel");
+  lines.push(card.offersStop ? "└─ type cancel to cancel, or stop to end the turn" : "└─ type cancel to cancel");
   return lines.join("\n");
 }
 

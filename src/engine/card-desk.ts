@@ -51,6 +51,7 @@ export class CardDesk {
       anyoneInThread: anyone,
       deadline: ask.deadline,
       cardRef: ask.cardRef,
+      offersStop: !external,
     };
   }
 

@@ -14,6 +14,8 @@ export interface CardView {
   anyoneInThread: boolean;
   deadline: number;
   cardRef: string | null;
+  /** The card offers Stop, which ends the turn waiting on it: not on an API ask, which has no turn. */
+  offersStop: boolean;
 }
 
 /** How an ask ended, ready to show in one line. Secrets are already masked. */

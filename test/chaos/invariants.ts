@@ -350,7 +350,11 @@ function valueOfTap(spec: SpecShape, actionId: string): unknown {
 export function postsOf(calls: readonly RecordedSlackCall[]): RecordedSlackCall[] {
   const statusThreads = new Map<string, unknown>();
   const posts: RecordedSlackCall[] = [];
-  const isStatus = (call: RecordedSlackCall) => actionIdsOf(call.params.blocks).some((id) => id.startsWith("stop:"));
+  // A status line has Stop and nothing else: a waiting card has Stop too, beside its ask's controls.
+  const isStatus = (call: RecordedSlackCall) => {
+    const ids = actionIdsOf(call.params.blocks);
+    return ids.some((id) => id.startsWith("stop:")) && !ids.some((id) => id.startsWith("ask:"));
+  };
   for (const call of calls) {
     if (!call.ok) continue;
     const ts = String(call.method === "chat.update" ? call.params.ts : call.result.ts);

@@ -58,6 +58,9 @@ describe("asks from the API on Discord", () => {
     const card = await cardOf(thread, askId);
     expect(String(card.content)).toContain("Ship release 1.4 to production?");
     expect(posts().filter((call) => call.path === `/channels/${thread}/messages`)).toHaveLength(1);
+    // No agent turn waits on an API ask: its card has Cancel but no Stop.
+    expect(customIds(card).at(-1)).toBe(`ask:${askId}:cancel`);
+    expect(customIds(card).some((id) => id.startsWith("stop:"))).toBe(false);
 
     // Without answerers anyone who sees the card may answer.
     const tap = harness.discord.click(BOB, card, componentWith(card, /:opt:0$/).custom_id);

@@ -37,6 +37,7 @@ function approvalCard(input: unknown, tool = "files__write_file", description = 
     anyoneInThread: false,
     deadline: DEADLINE,
     cardRef: null,
+    offersStop: true,
   };
 }
 
@@ -60,19 +61,22 @@ describe("the approval card on Discord", () => {
       "Approve",
       "Deny",
       "Deny with reason…",
+      "Stop",
     ]);
     expect(buttons(renderCard(approvalCard(hugeInput())))).toEqual([
       { label: "Approve", custom_id: `ask:${ASK_ID}:opt:0`, style: 3 },
       { label: "Deny", custom_id: `ask:${ASK_ID}:opt:1`, style: 4 },
       { label: "Deny with reason…", custom_id: `ask:${ASK_ID}:open`, style: 2 },
       { label: "Show all arguments", custom_id: `ask:${ASK_ID}:args`, style: 2 },
+      { label: "Stop", custom_id: "stop:0b5e6c1e-8f7a-4a7e-9d57-5f1f2a3b4c5d", style: 2 },
     ]);
     const sized = (length: number) => ({
       ...approvalCard({}),
       spec: approvalSpec({ tool: "t", description: "", input: { a: "x".repeat(length - 13) }, timeoutSeconds: 60 }),
     });
-    expect(buttons(renderCard(sized(CARD_ARGUMENT_CHARS)))).toHaveLength(3);
-    expect(buttons(renderCard(sized(CARD_ARGUMENT_CHARS + 1)))).toHaveLength(4);
+    // With Stop last.
+    expect(buttons(renderCard(sized(CARD_ARGUMENT_CHARS)))).toHaveLength(4);
+    expect(buttons(renderCard(sized(CARD_ARGUMENT_CHARS + 1)))).toHaveLength(5);
   });
 
   it("stays within Discord's limits with 100 KB of arguments, a 64-character tool and a long description", () => {

@@ -126,6 +126,30 @@ describe("ending an ask on Discord", () => {
     expect(harness.discord.message(String(status.id))?.components).toEqual([]);
   });
 
+  it("Stop on a waiting card ends the turn: the question is cancelled, the card settled as stopped, the model not called", async () => {
+    const { thread, card } = await cardFor(PICK);
+    await harness.discord.callbackOf(harness.discord.click(BOB, card, componentWith(card, /^stop:/).custom_id));
+    // Only those who may answer may stop: Bob is told so, privately, and the card stays.
+    const notice = await harness.until("Bob's notice", () => harness.discord.ephemeralsFor(BOB.id)[0]);
+    expect(String(notice.content)).toMatch(/can stop it/);
+    expect(customIds(harness.discord.message(String(card.id))!)).toContain(componentWith(card, /^stop:/).custom_id);
+    harness.discord.click(ALICE, card, componentWith(card, /^stop:/).custom_id);
+    await harness.botSays(thread, /Stopped by/);
+    expect(settledContent(card)).toContain(`⏹ Stopped by <@${ALICE.id}>`);
+    expect(harness.discord.message(String(card.id))?.components).toEqual([]);
+    expect(harness.anthropic.requests).toHaveLength(1);
+    expect(
+      (
+        await harness.store.findSession({
+          platform: "discord",
+          workspace: harness.discord.guildId,
+          channel: harness.discord.channelId,
+          thread,
+        })
+      )?.status,
+    ).toBe("idle");
+  });
+
   it("writing “stop” in the thread while an ask waits cancels it and settles the card as stopped", async () => {
     const { thread, card } = await cardFor(PICK);
     harness.discord.say(ALICE, "stop", { channelId: thread, mentionBot: true });

@@ -40,6 +40,7 @@ describe("each ask_user type, drawn and answered on Discord", () => {
       ["Yes", 3],
       ["No", 4],
       ["Cancel", 2],
+      ["Stop", 2],
     ]);
     harness.discord.click(ALICE, card, componentWith(card, /:opt:1$/).custom_id);
     expect(await modelReads(thread)).toEqual({ ok: true, value: false });
@@ -81,11 +82,11 @@ describe("each ask_user type, drawn and answered on Discord", () => {
     expect(settledLine(card)).toBe(`✅ Aurora — answered by <@${ALICE.id}>`);
   });
 
-  it("buttons: 7 options in two rows of at most 5, plus Other… and Cancel", async () => {
+  it("buttons: 7 options in two rows of at most 5, plus Other…, Cancel and Stop", async () => {
     const options = ["a", "b", "c", "d", "e", "f", "g"];
     const { thread, card } = await askInThread({ type: "buttons", question: "Pick a letter", options });
     const rows = card.components as Array<{ components: unknown[] }>;
-    expect(rows.map((row) => row.components.length)).toEqual([5, 2, 2]);
+    expect(rows.map((row) => row.components.length)).toEqual([5, 2, 3]);
     harness.discord.click(ALICE, card, componentWith(card, /:opt:6$/).custom_id);
     expect(await modelReads(thread)).toEqual({ ok: true, value: "g" });
   });

@@ -17,6 +17,7 @@ export function cardFor(input: unknown, overrides: Partial<CardView> = {}): Card
     anyoneInThread: false,
     deadline: DEADLINE,
     cardRef: null,
+    offersStop: true,
     ...overrides,
   };
 }

@@ -56,6 +56,7 @@ describe("cards posted once (Discord)", () => {
       anyoneInThread: false,
       deadline: found.ask.deadline,
       cardRef: null,
+      offersStop: true,
     });
     expect(JSON.parse(again)).toEqual({ channelId: thread, messageId: card.id });
     expect(cardsOf(thread, askId)).toHaveLength(1);

@@ -5,6 +5,7 @@ import { renderCard } from "../../adapters/discord/render-card.js";
 import { renderFormModal, renderTextModal } from "../../adapters/discord/render-modal.js";
 import { renderSettledCard, settlementLine } from "../../adapters/discord/render-settlement.js";
 import { asAskId } from "../../src/ports/ids.js";
+import type { CardView } from "../../src/ports/platform-adapter.js";
 import { messageErrors } from "../fakes/fake-discord-limits.js";
 import { cardFor, DEADLINE } from "./card-fixtures.js";
 
@@ -12,12 +13,24 @@ type Row = { components: Array<{ type: number; custom_id: string; label?: string
 const rowsOf = (input: unknown) => renderCard(cardFor(input)).components as unknown as Row[];
 
 describe("renderCard", () => {
-  it("shows who may answer and a relative expiry, and always ends with Cancel", () => {
+  it("shows who may answer and a relative expiry, and always ends with Cancel, then Stop for the turn that waits", () => {
     const body = renderCard(cardFor({ type: "confirm", question: "Go?" }));
     expect(body.content).toContain(`<@111> or an admin can answer · expires <t:${DEADLINE / 1000}:R>`);
     expect(body.allowed_mentions).toEqual({ parse: [], users: ["111"] });
-    const last = (body.components as unknown as Row[]).at(-1)!.components.at(-1)!;
-    expect([last.label, last.custom_id]).toEqual(["Cancel", "ask:AbCdEfGhIjKl:cancel"]);
+    const last = (card: CardView) =>
+      (renderCard(card).components as unknown as Row[])
+        .at(-1)!
+        .components.slice(-2)
+        .map((button) => [button.label, button.custom_id]);
+    expect(last(cardFor({ type: "confirm", question: "Go?" }))).toEqual([
+      ["Cancel", "ask:AbCdEfGhIjKl:cancel"],
+      ["Stop", "stop:0b5e6c1e-8f7a-4a7e-9d57-5f1f2a3b4c5d"],
+    ]);
+    // An API ask has no turn to stop.
+    expect(last(cardFor({ type: "confirm", question: "Go?" }, { offersStop: false }))).toEqual([
+      ["No", "ask:AbCdEfGhIjKl:opt:1"],
+      ["Cancel", "ask:AbCdEfGhIjKl:cancel"],
+    ]);
   });
 
   it("says anyone in the thread can answer under the thread policy", () => {
@@ -26,11 +39,11 @@ describe("renderCard", () => {
     );
   });
 
-  it("draws 20 button options as 4 full rows, keeping the fifth row for Other… and Cancel", () => {
+  it("draws 20 button options as 4 full rows, keeping the fifth row for Other…, Cancel and Stop", () => {
     const options = Array.from({ length: 20 }, (_, index) => `option ${index}`);
     const rows = rowsOf({ type: "buttons", question: "Pick", options });
-    expect(rows.map((row) => row.components.length)).toEqual([5, 5, 5, 5, 2]);
-    expect(rows[4]!.components.map((button) => button.label)).toEqual(["Other…", "Cancel"]);
+    expect(rows.map((row) => row.components.length)).toEqual([5, 5, 5, 5, 3]);
+    expect(rows[4]!.components.map((button) => button.label)).toEqual(["Other…", "Cancel", "Stop"]);
   });
 
   it("turns 21 button options into select menus instead of a sixth row", () => {
@@ -40,7 +53,7 @@ describe("renderCard", () => {
 
   it("fits 100 select options in 4 menus of 25 plus the button row", () => {
     const rows = rowsOf({ type: "select", question: "Pick", options: Array.from({ length: 100 }, (_, index) => `o${index}`) });
-    expect(rows.map((row) => row.components[0]?.options?.length ?? row.components.length)).toEqual([25, 25, 25, 25, 2]);
+    expect(rows.map((row) => row.components[0]?.options?.length ?? row.components.length)).toEqual([25, 25, 25, 25, 3]);
   });
 
   it("a short select is drawn as buttons", () => {
@@ -54,7 +67,7 @@ describe("renderCard", () => {
   it("lets a multiselect pick any number per menu, with Done", () => {
     const rows = rowsOf({ type: "multiselect", question: "Tags?", options: ["a", "b", "c"] });
     expect(rows[0]!.components[0]).toMatchObject({ min_values: 0, max_values: 3 });
-    expect(rows[1]!.components.map((button) => button.label)).toEqual(["Done", "Cancel"]);
+    expect(rows[1]!.components.map((button) => button.label)).toEqual(["Done", "Cancel", "Stop"]);
   });
 
   it("cuts long labels to 80 characters and lists the full labels in the message", () => {

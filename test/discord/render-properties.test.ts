@@ -80,8 +80,9 @@ describe("any valid AskSpec renders within Discord's limits", () => {
         const ids = (body.components as unknown as Array<{ components: Array<{ custom_id: string }> }>).flatMap((row) =>
           row.components.map((component) => component.custom_id),
         );
-        expect(ids.at(-1)).toBe(`ask:${card.askId}:cancel`);
-        for (const id of ids) expect(parseComponentId(id)).toMatchObject({ askId: card.askId });
+        // Cancel, then Stop for the turn: every other id belongs to the ask.
+        expect(ids.slice(-2)).toEqual([`ask:${card.askId}:cancel`, `stop:${card.sessionId}`]);
+        for (const id of ids.slice(0, -1)) expect(parseComponentId(id)).toMatchObject({ askId: card.askId });
 
         const modals = [
           ...formParts(card.spec).map((_, part) => renderFormModal(card.askId, card.spec, part)),

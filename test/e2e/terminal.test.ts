@@ -70,6 +70,15 @@ describe("the terminal adapter (npm start with no platform variables)", () => {
     expect(JSON.parse(lastToolResults(fake.requests.at(-1))[0]!.content)).toEqual({ ok: true, value: true });
   });
 
+  it("stop at a waiting card ends the turn without calling the model again", async () => {
+    fake.script(ask({ type: "confirm", question: "Delete the cache?" }), reply("never sent"));
+    const run = await runBot("clean up\nstop\n");
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("type cancel to cancel, or stop to end the turn");
+    expect(run.stdout).toContain("⏹ Stopped");
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it("collects a form field by field and hides the password everywhere but the model", async () => {
     fake.script(
       ask({

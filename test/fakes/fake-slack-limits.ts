@@ -44,6 +44,15 @@ function options(list: unknown, max: number): void {
   }
 }
 
+/** A confirmation dialog: title 100, text 300, confirm and deny 30 each, all plain text but the text. */
+function confirmDialog(value: Json): void {
+  textObject(value.title, 100, true);
+  textObject(value.text, 300);
+  textObject(value.confirm, 30, true);
+  textObject(value.deny, 30, true);
+  check(value.style === undefined || value.style === "primary" || value.style === "danger", "bad confirm style");
+}
+
 function element(value: Json, allowed: Set<string>): void {
   check(typeof value.type === "string" && allowed.has(value.type), `element ${String(value.type)} not allowed`);
   if (value.action_id !== undefined) check(typeof value.action_id === "string" && value.action_id.length <= 255, "action_id over 255");
@@ -53,6 +62,7 @@ function element(value: Json, allowed: Set<string>): void {
       textObject(value.text, 75, true);
       check(value.value === undefined || (typeof value.value === "string" && value.value.length <= 2000), "button value over 2000");
       check(value.style === undefined || value.style === "primary" || value.style === "danger", "bad button style");
+      if (value.confirm !== undefined) confirmDialog(value.confirm as Json);
       return;
     case "radio_buttons":
     case "checkboxes":

@@ -39,6 +39,7 @@ function approvalCard(input: unknown, tool = "files__write_file", overrides: Par
     anyoneInThread: false,
     deadline: DEADLINE,
     cardRef: null,
+    offersStop: true,
     ...overrides,
   };
 }
@@ -80,21 +81,23 @@ describe("the approval card on Slack", () => {
 
   it("offers Show all arguments only when the card had to cut them", () => {
     const short = renderCard(approvalCard({ path: "/srv/a.md" }));
-    expect(buttonsOf(short.blocks).map((button) => button.text)).toEqual(["Approve", "Deny", "Deny with reason…"]);
+    expect(buttonsOf(short.blocks).map((button) => button.text)).toEqual(["Approve", "Deny", "Deny with reason…", "Stop"]);
     const cut = renderCard(approvalCard(hugeInput()));
     expect(buttonsOf(cut.blocks)).toEqual([
       { text: "Approve", actionId: "ask:ApprovalAsk_1:opt:0", style: "primary" },
       { text: "Deny", actionId: "ask:ApprovalAsk_1:opt:1", style: "danger" },
       { text: "Deny with reason…", actionId: "ask:ApprovalAsk_1:open" },
       { text: "Show all arguments", actionId: "ask:ApprovalAsk_1:args" },
+      { text: "Stop", actionId: expect.stringMatching(/^stop:/) },
     ]);
     // Exactly at the cut length nothing is hidden, so no button.
     const sized = (length: number) =>
       approvalSpec({ tool: "t", description: "", input: { a: "x".repeat(length - 13) }, timeoutSeconds: 60 });
     const exact = sized(CARD_ARGUMENT_CHARS);
     expect(exact.approval?.argumentsText.length).toBe(CARD_ARGUMENT_CHARS);
-    expect(buttonsOf(renderCard({ ...approvalCard({}), spec: exact }).blocks)).toHaveLength(3);
-    expect(buttonsOf(renderCard({ ...approvalCard({}), spec: sized(CARD_ARGUMENT_CHARS + 1) }).blocks)).toHaveLength(4);
+    // With Stop last.
+    expect(buttonsOf(renderCard({ ...approvalCard({}), spec: exact }).blocks)).toHaveLength(4);
+    expect(buttonsOf(renderCard({ ...approvalCard({}), spec: sized(CARD_ARGUMENT_CHARS + 1) }).blocks)).toHaveLength(5);
   });
 
   it("stays within Slack's limits with 100 KB of arguments and a 64-character tool name", () => {

@@ -17,6 +17,7 @@ export function cardOf(input: unknown, overrides: Partial<CardView> = {}): CardV
     anyoneInThread: false,
     deadline: DEADLINE,
     cardRef: null,
+    offersStop: true,
     ...overrides,
   };
 }

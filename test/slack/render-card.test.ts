@@ -21,23 +21,33 @@ const letters = (count: number) => Array.from({ length: count }, (_, index) => `
 
 describe("renderCard", () => {
   it("degrades a choice from buttons to radio buttons to a static select as options grow", () => {
-    expect(controlTypes(cardOf({ type: "select", question: "q", options: letters(5) }))).toEqual([...Array(5).fill("button"), "button"]);
-    expect(controlTypes(cardOf({ type: "buttons", question: "q", options: letters(6) }))).toEqual(["radio_buttons", "button"]);
-    expect(controlTypes(cardOf({ type: "select", question: "q", options: letters(10) }))).toEqual(["radio_buttons", "button"]);
-    expect(controlTypes(cardOf({ type: "select", question: "q", options: letters(11) }))).toEqual(["static_select", "button"]);
-    expect(controlTypes(cardOf({ type: "select", question: "q", options: letters(100) }))).toEqual(["static_select", "button"]);
+    expect(controlTypes(cardOf({ type: "select", question: "q", options: letters(5) }))).toEqual([
+      ...Array(5).fill("button"),
+      "button",
+      "button",
+    ]);
+    expect(controlTypes(cardOf({ type: "buttons", question: "q", options: letters(6) }))).toEqual(["radio_buttons", "button", "button"]);
+    expect(controlTypes(cardOf({ type: "select", question: "q", options: letters(10) }))).toEqual(["radio_buttons", "button", "button"]);
+    expect(controlTypes(cardOf({ type: "select", question: "q", options: letters(11) }))).toEqual(["static_select", "button", "button"]);
+    expect(controlTypes(cardOf({ type: "select", question: "q", options: letters(100) }))).toEqual(["static_select", "button", "button"]);
   });
 
   it("draws a multiselect as checkboxes up to ten options, then a multi-select, always with Done", () => {
-    expect(controlTypes(cardOf({ type: "multiselect", question: "q", options: letters(10) }))).toEqual(["checkboxes", "button", "button"]);
+    expect(controlTypes(cardOf({ type: "multiselect", question: "q", options: letters(10) }))).toEqual([
+      "checkboxes",
+      "button",
+      "button",
+      "button",
+    ]);
     expect(controlTypes(cardOf({ type: "multiselect", question: "q", options: letters(11) }))).toEqual([
       "multi_static_select",
+      "button",
       "button",
       "button",
     ]);
   });
 
-  it("shows who may answer and when the ask expires, and always offers Cancel", () => {
+  it("shows who may answer and when the ask expires, and always offers Cancel, then Stop for the turn that waits", () => {
     const owner = JSON.stringify(renderCard(cardOf({ type: "confirm", question: "Ship?" })).blocks);
     expect(owner).toContain("Only <@U_ALICE> or an admin can answer");
     expect(owner).toContain(`<!date^${DEADLINE / 1000}^{date_short_pretty} at {time}|2026-11-30 21:00 UTC>`);
@@ -47,8 +57,20 @@ describe("renderCard", () => {
     expect(anyone).toContain("Anyone in this thread can answer");
     for (const type of ["confirm", "input", "message"]) {
       const ids = actionIdsOf(renderCard(cardOf({ type, question: "q" })).blocks);
-      expect(ids.at(-1)).toBe(actionIds.cancel("AskId_123"));
+      expect(ids.slice(-2)).toEqual([actionIds.cancel("AskId_123"), actionIds.stop("0b8e7a7e-8f0e-4a43-9a3f-3a8d1d8f0c11")]);
+      // An API ask has no turn to stop.
+      expect(actionIdsOf(renderCard(cardOf({ type, question: "q" }, { offersStop: false })).blocks).at(-1)).toBe(
+        actionIds.cancel("AskId_123"),
+      );
     }
+    // Stop ends the turn, not just the question, so Slack asks once more before it goes.
+    const stop = renderCard(cardOf({ type: "confirm", question: "q" }))
+      .blocks.flatMap((block) => (block.type === "actions" ? block.elements : []))
+      .at(-1);
+    expect(stop).toMatchObject({
+      text: { text: "Stop" },
+      confirm: { confirm: { text: "Stop" }, deny: { text: "Keep waiting" }, style: "danger" },
+    });
   });
 
   it("truncates long option labels and titles, and escapes what would ping a channel", () => {
@@ -107,6 +129,7 @@ describe("renderCard", () => {
       { kind: "option", askId: "AskId_123", index: 0 },
       { kind: "option", askId: "AskId_123", index: 1 },
       { kind: "cancel", askId: "AskId_123" },
+      { kind: "stop", sessionId: "0b8e7a7e-8f0e-4a43-9a3f-3a8d1d8f0c11" },
     ]);
     expect(JSON.stringify(renderCard(card).blocks)).not.toContain("secret-value-1");
   });

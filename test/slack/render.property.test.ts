@@ -70,6 +70,7 @@ function cardView(input: unknown): CardView | undefined {
     anyoneInThread: false,
     deadline: 1_800_000_000_000,
     cardRef: null,
+    offersStop: true,
   };
 }
 
@@ -97,7 +98,9 @@ describe("any valid AskSpec renders within Slack's limits", () => {
         expect(message.blocks.length).toBeLessThanOrEqual(50);
         const ids = actionIdsOf(message.blocks);
         expect(ids.length).toBeGreaterThan(0);
-        for (const id of ids) expect(parseActionId(id)).toMatchObject({ askId: card!.askId });
+        // Every id belongs to the ask, but Stop's, last, which names the turn's session.
+        expect(parseActionId(ids.at(-1)!)).toEqual({ kind: "stop", sessionId: card!.sessionId });
+        for (const id of ids.slice(0, -1)) expect(parseActionId(id)).toMatchObject({ askId: card!.askId });
         if (card!.spec.type === "input" || card!.spec.type === "form")
           expect(checkView(renderAnswerModal(card!.askId, card!.spec))).toBeUndefined();
         const settled = renderSettledCard(card!, ending);

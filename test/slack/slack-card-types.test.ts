@@ -50,7 +50,7 @@ function settledLine(card: PostedCard): string {
 describe("every ask type as Block Kit", () => {
   it("confirm: Yes/No buttons; No is false", async () => {
     const { card, thread } = await cardFor({ type: "confirm", question: "Delete the branch?" });
-    expect(elementsOf(card).map((element) => (element.text as { text: string }).text)).toEqual(["Yes", "No", "Cancel"]);
+    expect(elementsOf(card).map((element) => (element.text as { text: string }).text)).toEqual(["Yes", "No", "Cancel", "Stop"]);
     await tap(card, thread, { actionId: card.actionIds[1]! });
     await harness.settle("answer", 1);
     expect(toolResult()).toEqual({ ok: true, value: false });
@@ -94,7 +94,7 @@ describe("every ask type as Block Kit", () => {
 
   it("buttons: one button per option", async () => {
     const { card, thread } = await cardFor({ type: "buttons", question: "Size?", options: ["S", "M", "L"] });
-    expect(elementsOf(card).map((element) => (element.text as { text: string }).text)).toEqual(["S", "M", "L", "Cancel"]);
+    expect(elementsOf(card).map((element) => (element.text as { text: string }).text)).toEqual(["S", "M", "L", "Cancel", "Stop"]);
     await tap(card, thread, { actionId: card.actionIds[2]! });
     await harness.settle("answer", 1);
     expect(toolResult()).toEqual({ ok: true, value: "L" });
@@ -102,7 +102,7 @@ describe("every ask type as Block Kit", () => {
 
   it("message: Continue acknowledges", async () => {
     const { card, thread } = await cardFor({ type: "message", question: "The deploy window opens at 5pm." });
-    expect(elementsOf(card).map((element) => (element.text as { text: string }).text)).toEqual(["Continue", "Cancel"]);
+    expect(elementsOf(card).map((element) => (element.text as { text: string }).text)).toEqual(["Continue", "Cancel", "Stop"]);
     await tap(card, thread, { actionId: card.actionIds[0]! });
     await harness.settle("answer", 1);
     expect(toolResult()).toEqual({ ok: true, value: "acknowledged" });

@@ -52,10 +52,26 @@ describe("ending an ask", () => {
   it("Cancel tells the model it was cancelled and settles the card", async () => {
     harness = await new SlackHarness().start();
     const { card, thread } = await confirmCard();
-    await tap(card, thread, card.actionIds.at(-1)!);
+    await tap(card, thread, card.actionIds.find((id) => id.endsWith(":cancel"))!);
     await harness.settle("cancel", 1);
     expect(toolResult()).toEqual({ ok: false, cancelled: true });
     expect(settledText(card)).toContain(`✖️ Cancelled by <@${ALICE}>`);
+  });
+
+  it("Stop on a waiting card ends the turn: the question is cancelled and the card settled as stopped, the model not called", async () => {
+    harness = await new SlackHarness().start();
+    const { card, thread } = await confirmCard();
+    const stopId = card.actionIds.at(-1)!;
+    expect(stopId).toMatch(/^stop:/);
+    await tap(card, thread, stopId, BOB);
+    await harness.calls("stop", 1);
+    expect(await harness.noticesTo(BOB, 1)).toEqual(["Only the person who started this conversation, or an admin, can stop it."]);
+    await tap(card, thread, stopId);
+    expect((await harness.calls("stop", 2))[1]!.result).toBe("stopped");
+    await harness.engine.idle();
+    expect(settledText(card)).toContain(`⏹ Stopped by <@${ALICE}>`);
+    expect(actionIdsOf(harness.updatesOf(card.ts).at(-1)!.params.blocks)).toEqual([]);
+    expect(harness.anthropic.requests).toHaveLength(1);
   });
 
   it("an expired ask resumes with timeout and its card says so", async () => {

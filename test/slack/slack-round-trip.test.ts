@@ -45,7 +45,7 @@ describe("Slack round trip through real Bolt", () => {
 
     const card = harness.card(ts);
     const buttons = card.blocks.find((block) => block.type === "actions")!.elements as Array<{ text: { text: string }; action_id: string }>;
-    expect(buttons.map((button) => button.text.text)).toEqual(["staging", "production", "Cancel"]);
+    expect(buttons.map((button) => button.text.text)).toEqual(["staging", "production", "Cancel", "Stop"]);
     expect(JSON.stringify(card.blocks)).toContain(`Only <@${ALICE}> or an admin can answer`);
     expect(JSON.stringify(card.blocks)).toContain("Expires <!date^");
 
