@@ -28,7 +28,7 @@ function cancelButton(askId: string): types.Button {
   return button("Cancel", actionIds.cancel(askId));
 }
 
-export const STOP_LABEL = "Stop";
+const STOP_LABEL = "Stop";
 
 /** Stop on a waiting card ends the whole turn, not just the question: asked once more, since Cancel sits beside it. */
 function stopButton(sessionId: string): types.Button {
